@@ -1,0 +1,1 @@
+"""CPU engine: Numba kernels with explicit int32 arithmetic."""

@@ -1,0 +1,1 @@
+"""CUDA engine: kernels in ``kernels/*.cu`` compiled at first use through CuPy (NVRTC)."""

@@ -1,0 +1,84 @@
+"""CuPy access and the kernel compile cache.
+
+Kernel sources live in ``kernels/*.cu`` beside this file. :func:`get_module`
+compiles a source once per (file, options, device architecture) with NVRTC via
+``cupy.RawModule`` and keeps it; CuPy also caches the compiled binary on disk
+(``~/.cupy/kernel_cache``), so a later process loads it without compiling.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+__all__ = ["available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch"]
+
+_why = ""
+
+
+@functools.lru_cache(maxsize=None)
+def _import():
+    global _why
+    try:
+        import cupy  # noqa: F401
+
+        n = cupy.cuda.runtime.getDeviceCount()
+        if n < 1:
+            _why = "CuPy sees no CUDA device"
+            return None
+        return cupy
+    except Exception as exc:  # ImportError, CUDARuntimeError, ...
+        _why = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return None
+
+
+def available() -> bool:
+    return _import() is not None
+
+
+def why_unavailable() -> str:
+    _import()
+    return _why or "CuPy is not installed (pip install 'swgpu[cuda]')"
+
+
+def cupy():
+    cp = _import()
+    if cp is None:
+        from ...exceptions import EngineError
+
+        raise EngineError(f"CUDA engine unavailable: {why_unavailable()}")
+    return cp
+
+
+def device_count() -> int:
+    return cupy().cuda.runtime.getDeviceCount() if available() else 0
+
+
+def arch(device_id: int | None = None) -> str:
+    """``sm_XY`` of the current (or given) device."""
+    cp = cupy()
+    dev = cp.cuda.Device(device_id) if device_id is not None else cp.cuda.Device()
+    return "sm_" + str(dev.compute_capability)
+
+
+def kernel_source(filename: str) -> str:
+    """Text of ``kernels/<filename>`` shipped in the package."""
+    return resources.files(__package__).joinpath("kernels", filename).read_text()
+
+
+@functools.lru_cache(maxsize=None)
+def _module(filename: str, options: tuple[str, ...], arch_name: str, name_expressions: tuple[str, ...] | None):
+    cp = cupy()
+    src = kernel_source(filename)
+    opts = ("-std=c++17", f"-arch={arch_name}", "--use_fast_math") + tuple(options)
+    if name_expressions:
+        return cp.RawModule(code=src, options=opts, name_expressions=list(name_expressions))
+    return cp.RawModule(code=src, options=opts)
+
+
+def get_module(filename: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] | None = None):
+    """Compiled ``cupy.RawModule`` for a kernel file, cached per device architecture.
+
+    ``options`` are extra NVRTC options such as ``("-DQUERY_TILE=8",)``.
+    """
+    return _module(filename, tuple(options), arch(), tuple(name_expressions) if name_expressions else None)

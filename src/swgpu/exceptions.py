@@ -1,0 +1,26 @@
+"""Exceptions raised by swgpu.
+
+Every error a user can cause (a bad file, a bad letter, a bad parameter) is a
+:class:`SwgpuError`; the command line prints its message on one line and exits
+with status 2. Anything else is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SwgpuError", "InputError", "ScoringError", "EngineError"]
+
+
+class SwgpuError(Exception):
+    """Base class of the errors a user can cause; the message says what to do."""
+
+
+class InputError(SwgpuError, ValueError):
+    """A sequence file or sequence cannot be used (format, letters, emptiness)."""
+
+
+class ScoringError(SwgpuError, ValueError):
+    """Scoring parameters or a substitution matrix are invalid."""
+
+
+class EngineError(SwgpuError, RuntimeError):
+    """The requested compute engine is not available on this machine."""

@@ -1,0 +1,91 @@
+"""Host-side alignment assembly shared by every engine.
+
+A pairwise alignment is found in four passes, each a kernel of the engine in
+use (see :mod:`swgpu.reference` for the rule that picks one optimal alignment):
+
+1. ``sw_end``: local score and end cell, score-only, O(n) memory;
+2. ``sw_start``: an anchored pass over the reversed prefixes finds the start;
+3. the path between start and end is an optimal *global* alignment of the two
+   substrings, found by Myers-Miller divide and conquer (Hirschberg's idea for
+   affine gaps): ``nw_last_row`` forward and backward meet on the middle row,
+   the best crossing splits the problem in two, and pieces whose matrix is small
+   (``base_cells``) are solved by ``nw_path`` with a full direction matrix.
+
+Memory is O(m + n) plus ``base_cells`` bytes, whatever the lengths.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+
+from .alignment import Alignment
+from .scoring import Scoring
+from .sequence import Sequence
+
+__all__ = ["local_align", "global_ops", "BASE_CELLS"]
+
+#: Largest sub-problem (cells) solved with a full direction matrix (1 byte/cell).
+BASE_CELLS = 1 << 22
+
+_OPS = np.frombuffer(b"MID", dtype=np.uint8)
+
+
+def _rev(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x[::-1])
+
+
+def global_ops(kernels: ModuleType, a: np.ndarray, b: np.ndarray, matrix: np.ndarray, go: int, ge: int,
+               base_cells: int = BASE_CELLS) -> np.ndarray:
+    """Op codes (0 pair, 1 ``a`` vs gap, 2 ``b`` vs gap) of an optimal global alignment."""
+    pieces: list[np.ndarray] = []
+    _diff(kernels, np.ascontiguousarray(a), np.ascontiguousarray(b), matrix, go, ge, go, go, base_cells, pieces)
+    return np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.uint8)
+
+
+def _diff(kernels, a, b, matrix, go, ge, lead, tail, base_cells, out):
+    m, n = a.shape[0], b.shape[0]
+    if m == 0 or n == 0:
+        if m or n:
+            out.append(np.full(m + n, 1 if m else 2, dtype=np.uint8))
+        return
+    if m <= 1 or n <= 1 or m * n <= base_cells:
+        ops, _ = kernels.nw_path(a, b, matrix, go, ge, lead, tail)
+        out.append(ops)
+        return
+    mid = m // 2
+    cc, dd = kernels.nw_last_row(a[:mid], b, matrix, go, ge, lead)
+    rr, ss = kernels.nw_last_row(_rev(a[mid:]), _rev(b), matrix, go, ge, tail)
+    rr = rr[::-1].astype(np.int64)
+    ss = ss[::-1].astype(np.int64)
+    join = cc.astype(np.int64) + rr
+    through_gap = dd.astype(np.int64) + ss + (go - ge)
+    j1 = int(np.argmax(join))
+    j2 = int(np.argmax(through_gap))
+    if join[j1] >= through_gap[j2]:
+        _diff(kernels, a[:mid], b[:j1], matrix, go, ge, lead, go, base_cells, out)
+        _diff(kernels, a[mid:], b[j1:], matrix, go, ge, go, tail, base_cells, out)
+    else:
+        # a vertical gap covers a[mid-1] and a[mid] in column j2
+        _diff(kernels, a[: mid - 1], b[:j2], matrix, go, ge, lead, ge, base_cells, out)
+        out.append(np.ones(2, dtype=np.uint8))
+        _diff(kernels, a[mid + 1 :], b[j2:], matrix, go, ge, ge, tail, base_cells, out)
+
+
+def local_align(kernels: ModuleType, query: Sequence, target: Sequence, scoring: Scoring,
+                base_cells: int = BASE_CELLS) -> Alignment:
+    """Optimal local alignment of ``query`` against ``target`` with ``kernels``."""
+    q, t = query.codes, target.codes
+    matrix = scoring.matrix.values
+    go, ge = scoring.gap_open, scoring.gap_extend
+    best, ie, je = kernels.sw_end(q, t, matrix, go, ge)
+    best = int(best)
+    if best <= 0:
+        return Alignment.empty_for(query, target)
+    ri, rj = kernels.sw_start(_rev(q[:ie]), _rev(t[:je]), matrix, go, ge, best)
+    if ri == 0:
+        raise RuntimeError("start pass did not reach the best score; this is a bug")
+    i0, j0 = ie - ri, je - rj
+    ops = global_ops(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells)
+    return Alignment.from_ops(query, target, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
