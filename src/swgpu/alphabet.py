@@ -125,11 +125,15 @@ def guess_alphabet(text: str | bytes) -> Alphabet:
     """Guess DNA or protein from a sample of letters.
 
     DNA when at least 90% of the letters are ``ACGTUN`` (any case), as BLAST and
-    most tools decide; protein otherwise.
+    most tools decide; protein otherwise. Characters that are not letters are
+    ignored (they are reported as invalid when the sequence is encoded).
     """
     raw = text.encode("latin-1") if isinstance(text, str) else bytes(text)
     if not raw:
         return DNA
     arr = np.frombuffer(raw, dtype=np.uint8)
+    arr = arr[((arr | 0x20) >= ord("a")) & ((arr | 0x20) <= ord("z"))]  # letters only
+    if not arr.size:
+        return DNA
     nuc = np.isin(arr, np.frombuffer(bytes(_NUCLEOTIDE_LETTERS), dtype=np.uint8)).sum()
     return DNA if nuc >= 0.9 * arr.size else PROTEIN

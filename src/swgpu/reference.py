@@ -34,11 +34,13 @@ from .sequence import Sequence
 
 __all__ = ["align", "sw_score", "sw_end", "sw_start", "global_path"]
 
-NEG = float("-inf")
+NEG = -(1 << 40)  # minus infinity: far below any reachable score, still an int
 
 
-def _sub(scoring: Scoring, a: int, b: int) -> int:
-    return int(scoring.matrix.values[a, b])
+def _rows(scoring: Scoring, q, t) -> list[list[int]]:
+    """``S[i][j]`` = substitution score of ``q[i]`` against ``t[j]``."""
+    m = scoring.matrix.values.tolist()
+    return [[m[a][b] for b in t] for a in q]
 
 
 def sw_end(q, t, scoring: Scoring) -> tuple[int, int, int]:
@@ -49,12 +51,13 @@ def sw_end(q, t, scoring: Scoring) -> tuple[int, int, int]:
     H = [[0] * (n + 1) for _ in range(m + 1)]
     E = [[NEG] * (n + 1) for _ in range(m + 1)]
     F = [[NEG] * (n + 1) for _ in range(m + 1)]
+    S = _rows(scoring, q, t)
     best, bi, bj = 0, 0, 0
     for i in range(1, m + 1):
         for j in range(1, n + 1):
             E[i][j] = max(E[i][j - 1] - e, H[i][j - 1] - o)
             F[i][j] = max(F[i - 1][j] - e, H[i - 1][j] - o)
-            H[i][j] = max(0, H[i - 1][j - 1] + _sub(scoring, q[i - 1], t[j - 1]), E[i][j], F[i][j])
+            H[i][j] = max(0, H[i - 1][j - 1] + S[i - 1][j - 1], E[i][j], F[i][j])
             if H[i][j] > best:
                 best, bi, bj = H[i][j], i, j
     return best, bi, bj
@@ -79,6 +82,7 @@ def sw_start(q, t, scoring: Scoring, best: int, i_end: int, j_end: int) -> tuple
     #   G: the pair q[i]/t[j];
     #   Vs/Vc: q[i] against a gap, first (open) / later (extend) column of its gap;
     #   Ws/Wc: t[j] against a gap, likewise.
+    S = _rows(scoring, q[:i_end], t[:j_end])
     rows, cols = i_end + 1, j_end + 1
     G = [[NEG] * cols for _ in range(rows)]
     Vs = [[NEG] * cols for _ in range(rows)]
@@ -88,9 +92,9 @@ def sw_start(q, t, scoring: Scoring, best: int, i_end: int, j_end: int) -> tuple
     for i in range(i_end - 1, -1, -1):
         for j in range(j_end - 1, -1, -1):
             if i == i_end - 1 and j == j_end - 1:
-                G[i][j] = _sub(scoring, q[i], t[j])
+                G[i][j] = S[i][j]
             else:
-                G[i][j] = _sub(scoring, q[i], t[j]) + max(G[i + 1][j + 1], Vs[i + 1][j + 1], Ws[i + 1][j + 1])
+                G[i][j] = S[i][j] + max(G[i + 1][j + 1], Vs[i + 1][j + 1], Ws[i + 1][j + 1])
             after_v = max(G[i + 1][j], Vc[i + 1][j], Ws[i + 1][j])
             Vs[i][j] = after_v - o
             Vc[i][j] = after_v - e
@@ -109,6 +113,7 @@ def global_path(q, t, scoring: Scoring) -> str:
     op letter per column (``M``, ``I``, ``D``), by full-matrix traceback."""
     o, e = scoring.gap_open, scoring.gap_extend
     m, n = len(q), len(t)
+    S = _rows(scoring, q, t)
     H = [[NEG] * (n + 1) for _ in range(m + 1)]
     E = [[NEG] * (n + 1) for _ in range(m + 1)]
     F = [[NEG] * (n + 1) for _ in range(m + 1)]
@@ -121,12 +126,12 @@ def global_path(q, t, scoring: Scoring) -> str:
         for j in range(1, n + 1):
             E[i][j] = max(E[i][j - 1] - e, H[i][j - 1] - o)
             F[i][j] = max(F[i - 1][j] - e, H[i - 1][j] - o)
-            H[i][j] = max(H[i - 1][j - 1] + _sub(scoring, q[i - 1], t[j - 1]), E[i][j], F[i][j])
+            H[i][j] = max(H[i - 1][j - 1] + S[i - 1][j - 1], E[i][j], F[i][j])
     ops = []
     i, j, state = m, n, "H"
     while i > 0 or j > 0:
         if state == "H":
-            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + _sub(scoring, q[i - 1], t[j - 1]):
+            if i > 0 and j > 0 and H[i][j] == H[i - 1][j - 1] + S[i - 1][j - 1]:
                 ops.append("M")
                 i, j = i - 1, j - 1
             elif H[i][j] == E[i][j]:

@@ -23,8 +23,10 @@ extension``; the two map as ``existence = gap_open - gap_extend`` and
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
+from importlib import resources
 
 import numpy as np
 
@@ -37,6 +39,7 @@ __all__ = ["ScoreMatrix", "Scoring", "MATRIX_NAMES"]
 MATRIX_NAMES = ("BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90", "PAM30", "PAM70", "PAM250", "NUC.4.4")
 
 _STANDARD_AA = "ARNDCQEGHILKMFPSTWYV"
+_NUCLEOTIDE_MATRIX_LETTERS = frozenset("ACGTUNRYSWKMBDHVX*")
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,38 +79,45 @@ class ScoreMatrix:
 
     @classmethod
     def load(cls, name_or_path: str | os.PathLike, alphabet: str | Alphabet | None = None) -> "ScoreMatrix":
-        """A matrix by name (``BLOSUM62``, ``PAM30``, ``NUC.4.4`` ...) or from an
-        NCBI-format file. The alphabet defaults to DNA for NUC.4.4 and files whose
-        letters are nucleotides, protein otherwise.
+        """A matrix by name or from an NCBI-format file.
 
-        Letters of the alphabet missing from the file: ``U``/``O``/``B``/``Z``/``*``
-        take the row of ``X`` (or ``C``/``K`` for ``U``/``O`` when there is no ``X``);
+        Names (:data:`MATRIX_NAMES`, any case) load the NCBI files shipped with
+        swgpu, the same values BLAST uses. The matrix's letters decide whether it
+        scores DNA (``NUC.4.4``, files of nucleotide letters) or protein; asking
+        for the other alphabet is an error.
+
+        Letters of the alphabet missing from the file: ``U``, ``O``, ``B``, ``Z``
+        and ``*`` take the row of ``X`` (BLAST reads ``U`` and ``O`` as ``X``);
         a matrix without all standard letters is an error.
         """
         from Bio.Align import substitution_matrices
 
         text = os.fspath(name_or_path)
-        known = {n.upper(): n for n in substitution_matrices.load()}
+        bundled = {n.upper(): n for n in MATRIX_NAMES}
+        if text.upper() in bundled and not os.path.exists(text):
+            name = bundled[text.upper()]
+            source = resources.files("swgpu").joinpath("data", "matrices", name)
+        elif os.path.isfile(text):
+            name, source = os.path.basename(text), text
+        else:
+            raise ScoringError(f"unknown matrix {text!r}: give a file path or one of {', '.join(MATRIX_NAMES)}")
         try:
-            if os.path.exists(text):
-                bio = substitution_matrices.read(text)
-                name = os.path.basename(text)
-            elif text.upper() in known:
-                bio = substitution_matrices.load(known[text.upper()])
-                name = known[text.upper()]
-            else:
-                raise ScoringError(
-                    f"unknown matrix {text!r}: give a file path or one of {', '.join(MATRIX_NAMES)}"
-                )
-        except ScoringError:
-            raise
-        except Exception as exc:  # Biopython raises assorted errors on bad files
-            raise ScoringError(f"cannot read matrix file {text!r}: {exc}") from None
-        letters = "".join(bio.alphabet) if isinstance(bio.alphabet, str) else "".join(bio.alphabet)
-        if alphabet is None:
-            alphabet = DNA if set(letters.upper()) <= set("ACGTUNRYSWKMBDHVX*") and "L" not in letters else PROTEIN
-        alphabet = get_alphabet(alphabet)
-        arr = np.asarray(bio, dtype=float)
+            with resources.as_file(source) if not isinstance(source, str) else contextlib.nullcontext(source) as path:
+                bio = substitution_matrices.read(str(path))
+            letters = "".join(bio.alphabet)
+            arr = np.asarray(bio, dtype=float)
+            if arr.ndim != 2 or arr.shape[0] != len(letters) or arr.shape[0] != arr.shape[1] or not letters:
+                raise ValueError
+        except Exception:  # Biopython raises assorted errors on bad files
+            raise ScoringError(f"cannot read matrix file {text!r}: not an NCBI-format substitution matrix") from None
+        upper = set(letters.upper())
+        kind = DNA if upper <= _NUCLEOTIDE_MATRIX_LETTERS and upper >= set("ACGT") else PROTEIN
+        alphabet = kind if alphabet is None else get_alphabet(alphabet)
+        if alphabet is not kind:
+            raise ScoringError(
+                f"matrix {name} scores {kind.name} but the sequences are {alphabet.name}; "
+                + ("use --match/--mismatch or NUC.4.4" if alphabet is DNA else "use a protein matrix such as BLOSUM62")
+            )
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ScoringError(f"matrix {name}: scores must be integers")
         index = {c.upper(): i for i, c in enumerate(letters)}
@@ -132,7 +142,7 @@ def _project(name: str, alphabet: Alphabet, index: dict[str, int], arr: np.ndarr
         missing = [c for c in _STANDARD_AA if c not in index]
         if missing:
             raise ScoringError(f"matrix {name} lacks the amino acids {''.join(missing)}: it cannot score protein")
-        fallback = {"U": "CX", "O": "KX", "B": "XD", "Z": "XE", "X": "", "*": "X"}
+        fallback = {"U": "X", "O": "X", "B": "XD", "Z": "XE", "X": "", "*": "X"}
     else:
         missing = [c for c in "ACGT" if c not in index]
         if missing:
@@ -243,6 +253,6 @@ class Scoring:
             m = default.matrix
         go = default.gap_open if gap_open is None else gap_open
         ge = default.gap_extend if gap_extend is None else gap_extend
-        if gap_open is not None and gap_extend is None and ge > go:
+        if gap_open is not None and gap_extend is None and 0 <= go < ge:
             ge = go
         return cls(m, go, ge)

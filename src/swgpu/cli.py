@@ -1,0 +1,192 @@
+"""The ``swgpu`` command line.
+
+Every user error (bad file, bad option, bad letter) is one line on stderr and
+exit status 2; output files are written to a temporary name and renamed only
+when complete.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import sys
+from importlib import resources
+
+from ._version import __version__
+from .exceptions import InputError, SwgpuError
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error on one line (exit 2)."""
+
+    def error(self, message: str):  # noqa: D401
+        raise _UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _add_scoring(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
+    g.add_argument("--alphabet", choices=["dna", "rna", "protein"], help="sequence type (default: guessed from the first file)")
+    g.add_argument("--matrix", help="substitution matrix: BLOSUM45/50/62/80/90, PAM30/70/250, NUC.4.4 or an NCBI-format file (protein default BLOSUM62)")
+    g.add_argument("--match", type=int, help="match score for match/mismatch scoring (DNA default 2)")
+    g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (DNA default -3)")
+    g.add_argument("--gap-open", type=int, help="cost of a gap's first residue (protein 11, DNA 5)")
+    g.add_argument("--gap-extend", type=int, help="cost of each further gap residue (protein 1, DNA 2)")
+
+
+def _add_output(p: argparse.ArgumentParser, default: str) -> None:
+    from .writers import FORMATS
+
+    p.add_argument("--format", "-f", default=default, choices=FORMATS, help=f"output format (default {default})")
+    p.add_argument("-o", "--output", help="output file (default: standard output)")
+
+
+def _add_device(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="compute engine (default auto: GPU if present)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="swgpu", description="Exact Smith-Waterman local alignment on GPUs and CPUs.")
+    parser.add_argument("--version", action="version", version=f"swgpu {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    p = sub.add_parser("align", help="align every query record against every target record, with traceback")
+    p.add_argument("query", help="FASTA/FASTQ file (plain or gzipped)")
+    p.add_argument("target", help="FASTA/FASTQ file (plain or gzipped)")
+    _add_scoring(p)
+    _add_output(p, "pairwise")
+    _add_device(p)
+    p.add_argument("--min-score", type=int, default=1, help="report alignments scoring at least this (default 1)")
+    p.set_defaults(func=cmd_align)
+
+    p = sub.add_parser("demo", help="run `align` on the small example shipped with swgpu")
+    _add_output(p, "pairwise")
+    _add_device(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("info", help="show version, engines and GPUs")
+    p.set_defaults(func=cmd_info)
+    return parser
+
+
+def _scoring_from(args, alphabet):
+    from .scoring import Scoring
+
+    return Scoring.build(alphabet, matrix=args.matrix, match=args.match, mismatch=args.mismatch,
+                         gap_open=args.gap_open, gap_extend=args.gap_extend)
+
+
+def _progress(total_cells: int, label: str):
+    """A rich progress bar on a terminal for work expected to take over a second."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    enabled = sys.stderr.isatty() and total_cells > 200_000_000
+    progress = Progress(TextColumn(label), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeRemainingColumn(),
+                        transient=True, disable=not enabled)
+    return progress
+
+
+def _run_align(query_path, target_path, args, command_line: str) -> int:
+    from .readers import detect_alphabet, read_sequences
+    from .workloads.align import align_all
+    from .writers import AlignmentWriter
+
+    alphabet = args.alphabet or detect_alphabet(query_path)
+    queries = read_sequences(query_path, alphabet)
+    targets = read_sequences(target_path, alphabet)
+    scoring = _scoring_from(args, queries[0].alphabet)
+    total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
+    min_score = getattr(args, "min_score", 1)
+    by_name = {q.name: q for q in queries}
+    progress = _progress(total, "aligning")
+    task = progress.add_task("align", total=total)
+    results = align_all(queries, targets, scoring, device=args.device, threads=args.threads,
+                        on_done=lambda cells: progress.advance(task, cells))
+    with progress, AlignmentWriter(args.output, args.format, scoring=scoring, program_line=command_line,
+                                   targets=targets, header=args.format == "pairwise") as writer:
+        for aln in results:
+            if aln.score >= min_score:
+                writer.write(aln, query_text=by_name[aln.query].text)
+    return 0
+
+
+def cmd_align(args) -> int:
+    return _run_align(args.query, args.target, args, "swgpu " + " ".join(shlex.quote(a) for a in args.argv))
+
+
+def example_path(name: str) -> str:
+    """Path of a file shipped in ``swgpu/data/examples``."""
+    return str(resources.files("swgpu").joinpath("data", "examples", name))
+
+
+def cmd_demo(args) -> int:
+    q, t = example_path("queries.fasta"), example_path("targets.fasta")
+    for name in ("alphabet", "matrix", "match", "mismatch", "gap_open", "gap_extend"):
+        setattr(args, name, None)
+    args.min_score = 1
+    line = f"swgpu align {q} {t} --format {args.format}"
+    print(f"# {line}", file=sys.stderr)
+    return _run_align(q, t, args, line)
+
+
+def cmd_info(args) -> int:
+    import numba
+    import numpy
+
+    from .engines.cuda import _runtime
+
+    print(f"swgpu {__version__}")
+    print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, numba {numba.__version__}")
+    print(f"cpu engine: available ({os.cpu_count()} cores)")
+    if _runtime.available():
+        cp = _runtime.cupy()
+        for d in range(_runtime.device_count()):
+            props = cp.cuda.runtime.getDeviceProperties(d)
+            name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+            print(f"cuda engine: GPU {d}: {name}, {props['multiProcessorCount']} SMs, "
+                  f"{props['totalGlobalMem'] / 2**30:.0f} GiB, sm_{props['major']}{props['minor']}")
+    else:
+        print(f"cuda engine: unavailable ({_runtime.why_unavailable()})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        args.argv = argv
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args) or 0)
+    except _UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as SIGPIPE would
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except SwgpuError as exc:
+        print(f"swgpu: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, MemoryError) as exc:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
+        print(f"swgpu: error: {where}{detail}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("swgpu: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

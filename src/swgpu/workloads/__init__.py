@@ -1,0 +1,1 @@
+"""Workloads built on the engines: ``align`` (pairs), ``search``, ``screen``, ``scan``."""
