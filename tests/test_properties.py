@@ -85,7 +85,7 @@ def check(a: str, b: str, scoring: Scoring, base_cells: int | None = None) -> No
         assert parasail_score(q.codes, t.codes, scoring) == got.score
 
 
-@settings(max_examples=2500, **SETTINGS)
+@settings(max_examples=3000, **SETTINGS)
 @given(pair=pairs(DNA_LETTERS), match=st.integers(1, 6), mismatch=st.integers(-8, 0), data=st.data())
 def test_dna_affine(pair, match, mismatch, data):
     go, ge = _gaps(data.draw)

@@ -18,6 +18,44 @@ NEG = np.int32(-(1 << 29))
 _OPTS = dict(nogil=True, cache=True, boundscheck=False)
 
 
+#: Largest target profile (entries) built up front; longer targets fill one row at a time.
+PROFILE_ENTRIES = 1 << 23
+
+
+@nb.njit(**_OPTS)
+def _profile(t, matrix):
+    """``prof[c, j]`` = score of code ``c`` against ``t[j-1]`` (column 0 unused), or a
+    one-row buffer when the full profile would be too large (see :func:`_profile_row`)."""
+    n = t.shape[0]
+    k = matrix.shape[0]
+    if k * (n + 1) > PROFILE_ENTRIES:
+        return np.zeros((1, n + 1), dtype=np.int32), False
+    prof = np.zeros((k, n + 1), dtype=np.int32)
+    for c in range(k):
+        row = matrix[c]
+        for j in range(n):
+            prof[c, j + 1] = row[t[j]]
+    return prof, True
+
+
+@nb.njit(**_OPTS)
+def _profile_row(prof, full, code, t, matrix):
+    if full:
+        return prof[code]
+    row = matrix[code]
+    out = prof[0]
+    for j in range(t.shape[0]):
+        out[j + 1] = row[t[j]]
+    return out
+
+
+# The row kernels below compute each DP row in passes that have no dependency
+# along the row (so the compiler vectorises them), plus one short running
+# maximum for horizontal gaps. Horizontal gaps may be computed from H before
+# horizontal gaps are folded in, because gap_open >= gap_extend: opening a gap
+# right after another gap never beats extending it.
+
+
 @nb.njit(**_OPTS)
 def sw_end(q, t, matrix, gap_open, gap_extend):
     """Best local score and the first cell (row-major, 1-based) holding it."""
@@ -26,37 +64,36 @@ def sw_end(q, t, matrix, gap_open, gap_extend):
     go = np.int32(gap_open)
     ge = np.int32(gap_extend)
     zero = np.int32(0)
-    H = np.zeros(n + 1, dtype=np.int32)
+    prof, full = _profile(t, matrix)
+    Hp = np.zeros(n + 1, dtype=np.int32)
+    Hc = np.zeros(n + 1, dtype=np.int32)
     F = np.full(n + 1, NEG, dtype=np.int32)
     best = zero
     bi = 0
     bj = 0
     for i in range(1, m + 1):
-        row = matrix[q[i - 1]]
-        diag = zero
-        left = zero
-        e = NEG
-        rowbest = zero
-        rowj = 0
+        pr = _profile_row(prof, full, q[i - 1], t, matrix)
         for j in range(1, n + 1):
-            up = H[j]
-            e = max(np.int32(e - ge), np.int32(left - go))
-            f = max(np.int32(F[j] - ge), np.int32(up - go))
+            f = max(np.int32(F[j] - ge), np.int32(Hp[j] - go))
             F[j] = f
-            h = np.int32(diag + row[t[j - 1]])
-            h = max(h, e)
-            h = max(h, f)
-            h = max(h, zero)
-            H[j] = h
-            diag = up
+            Hc[j] = max(max(np.int32(Hp[j - 1] + pr[j]), f), zero)
+        e = NEG
+        left = zero
+        rowbest = zero
+        for j in range(1, n + 1):
+            e = max(np.int32(e - ge), np.int32(left - go))
+            h = max(Hc[j], e)
+            Hc[j] = h
             left = h
-            if h > rowbest:
-                rowbest = h
-                rowj = j
+            rowbest = max(rowbest, h)
         if rowbest > best:
             best = rowbest
             bi = i
-            bj = rowj
+            for j in range(1, n + 1):
+                if Hc[j] == rowbest:
+                    bj = j
+                    break
+        Hp, Hc = Hc, Hp
     return best, bi, bj
 
 
@@ -67,32 +104,44 @@ def sw_start(rq, rt, matrix, gap_open, gap_extend, best):
     ``rq``/``rt`` are ``q[:i_end][::-1]`` and ``t[:j_end][::-1]``; alignments
     must begin with the pair ``rq[0]``/``rt[0]``. Returns the first cell
     (row-major, 1-based, reversed coordinates) where an alignment ending in a
-    pair scores ``best``: the latest start in forward coordinates.
+    pair scores ``best``: the latest start in forward coordinates. No alignment
+    from the anchor scores more than ``best`` (each is a local alignment).
     """
     m = rq.shape[0]
     n = rt.shape[0]
     go = np.int32(gap_open)
     ge = np.int32(gap_extend)
-    H = np.full(n + 1, NEG, dtype=np.int32)
-    F = np.full(n + 1, NEG, dtype=np.int32)
     target = np.int32(best)
+    prof, full = _profile(rt, matrix)
+    Hp = np.full(n + 1, NEG, dtype=np.int32)
+    Hc = np.full(n + 1, NEG, dtype=np.int32)
+    D = np.full(n + 1, NEG, dtype=np.int32)
+    F = np.full(n + 1, NEG, dtype=np.int32)
+    Hp[0] = 0  # the anchor: only the first pair may start from here
     for i in range(1, m + 1):
-        row = matrix[rq[i - 1]]
-        diag = np.int32(0) if i == 1 else NEG
-        left = NEG
-        e = NEG
+        pr = _profile_row(prof, full, rq[i - 1], rt, matrix)
+        dmax = NEG
         for j in range(1, n + 1):
-            up = H[j]
-            e = max(np.int32(e - ge), np.int32(left - go))
-            f = max(np.int32(F[j] - ge), np.int32(up - go))
+            f = max(np.int32(F[j] - ge), np.int32(Hp[j] - go))
             F[j] = f
-            d = np.int32(diag + row[rt[j - 1]])
-            if d == target:
-                return i, j
-            h = max(max(d, e), f)
-            H[j] = h
-            diag = up
+            d = np.int32(Hp[j - 1] + pr[j])
+            D[j] = d
+            dmax = max(dmax, d)
+            Hc[j] = max(d, f)
+        if dmax == target:
+            for j in range(1, n + 1):
+                if D[j] == target:
+                    return i, j
+        e = NEG
+        left = NEG
+        for j in range(1, n + 1):
+            e = max(np.int32(e - ge), np.int32(left - go))
+            h = max(Hc[j], e)
+            Hc[j] = h
             left = h
+        Hc[0] = NEG
+        Hp, Hc = Hc, Hp
+        Hc[0] = NEG
     return 0, 0
 
 
@@ -109,27 +158,31 @@ def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
     n = b.shape[0]
     go = np.int32(gap_open)
     ge = np.int32(gap_extend)
-    CC = np.empty(n + 1, dtype=np.int32)
+    prof, full = _profile(b, matrix)
+    Cp = np.empty(n + 1, dtype=np.int32)
+    Cc = np.empty(n + 1, dtype=np.int32)
     DD = np.full(n + 1, NEG, dtype=np.int32)
-    CC[0] = 0
+    Cp[0] = 0
     for j in range(1, n + 1):
-        CC[j] = -(go + np.int32(j - 1) * ge)
+        Cp[j] = -(go + np.int32(j - 1) * ge)
     for i in range(1, m + 1):
-        row = matrix[a[i - 1]]
-        diag = CC[0]
-        c = np.int32(-(np.int32(lead_open) + np.int32(i - 1) * ge))
-        CC[0] = c
-        DD[0] = c
-        e = NEG
+        pr = _profile_row(prof, full, a[i - 1], b, matrix)
+        c0 = np.int32(-(np.int32(lead_open) + np.int32(i - 1) * ge))
+        Cc[0] = c0
+        DD[0] = c0
         for j in range(1, n + 1):
-            e = max(np.int32(e - ge), np.int32(c - go))
-            up = CC[j]
-            d = max(np.int32(DD[j] - ge), np.int32(up - go))
+            d = max(np.int32(DD[j] - ge), np.int32(Cp[j] - go))
             DD[j] = d
-            c = max(max(np.int32(diag + row[b[j - 1]]), e), d)
-            diag = up
-            CC[j] = c
-    return CC, DD
+            Cc[j] = max(np.int32(Cp[j - 1] + pr[j]), d)
+        e = NEG
+        left = c0
+        for j in range(1, n + 1):
+            e = max(np.int32(e - ge), np.int32(left - go))
+            c = max(Cc[j], e)
+            Cc[j] = c
+            left = c
+        Cp, Cc = Cc, Cp
+    return Cp, DD
 
 
 @nb.njit(**_OPTS)

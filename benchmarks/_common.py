@@ -1,0 +1,50 @@
+"""Shared helpers for the benchmark scripts: data location, machine facts, JSON output."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def shared_data() -> Path:
+    """``../shared/data`` beside the checkout, or ``$SWGPU_DATA``."""
+    env = os.environ.get("SWGPU_DATA")
+    candidates = [Path(env)] if env else []
+    candidates += [p / "shared" / "data" for p in [ROOT.parent, ROOT]]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    sys.exit("benchmark data not found: set SWGPU_DATA to the folder holding protein/, dna/, reads/")
+
+
+def machine() -> dict:
+    info = {"python": platform.python_version(), "platform": platform.platform(), "cores": os.cpu_count()}
+    try:
+        model = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+        info["cpu"] = model
+    except (OSError, StopIteration):
+        info["cpu"] = platform.processor()
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        if gpu:
+            info["gpu"] = gpu
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+def write_json(path: str | os.PathLike, payload: dict) -> None:
+    payload = {"date": _dt.date.today().isoformat(), "command": " ".join([sys.executable, *sys.argv]),
+               "machine": machine(), **payload}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(str(path) + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2) + "\n")
+    tmp.replace(path)
