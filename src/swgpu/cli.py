@@ -67,7 +67,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-score", type=int, default=1, help="report alignments scoring at least this (default 1)")
     p.set_defaults(func=cmd_align)
 
-    p = sub.add_parser("demo", help="run `align` on the small example shipped with swgpu")
+    p = sub.add_parser("search", help="search queries against a database: ranked hits, E-values, alignments")
+    p.add_argument("-q", "--query", required=True, help="query FASTA/FASTQ file")
+    p.add_argument("-d", "--db", required=True, help="database: a FASTA/FASTQ file or a file made by `swgpu makedb`")
+    p.add_argument("--top", type=int, default=10, help="hits reported per query (default 10)")
+    p.add_argument("--evalue", type=float, default=None, help="report only hits with E-value at most this")
+    _add_scoring(p)
+    _add_output(p, "blast6")
+    _add_device(p)
+    p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("makedb", help="encode a FASTA file into a memory-mappable database for `search`")
+    p.add_argument("fasta", help="FASTA/FASTQ file (plain or compressed)")
+    p.add_argument("out", help="database file to write (e.g. db.swdb)")
+    p.add_argument("--alphabet", choices=["dna", "rna", "protein"], help="sequence type (default: guessed)")
+    p.set_defaults(func=cmd_makedb)
+
+    p = sub.add_parser("demo", help="run `search` on the small example shipped with swgpu")
     _add_output(p, "pairwise")
     _add_device(p)
     p.set_defaults(func=cmd_demo)
@@ -122,6 +139,59 @@ def cmd_align(args) -> int:
     return _run_align(args.query, args.target, args, "swgpu " + " ".join(shlex.quote(a) for a in args.argv))
 
 
+def _gpu_ids(text: str) -> list[int] | None:
+    if text.strip().lower() == "all":
+        return None
+    try:
+        ids = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise InputError(f"--gpus {text!r}: give 'all' or GPU ids such as 0,1") from None
+    if not ids or min(ids) < 0:
+        raise InputError(f"--gpus {text!r}: give 'all' or GPU ids such as 0,1")
+    return ids
+
+
+def cmd_search(args) -> int:
+    from .database import Database
+    from .readers import read_sequences
+    from .workloads.search import Searcher
+    from .writers import AlignmentWriter
+
+    if args.top < 1:
+        raise InputError("--top must be at least 1")
+    db = Database.load(args.db, args.alphabet)
+    queries = read_sequences(args.query, db.alphabet)
+    scoring = _scoring_from(args, db.alphabet)
+    searcher = Searcher(db, scoring, device=args.device, gpus=_gpu_ids(args.gpus), threads=args.threads)
+    total = sum(len(q) for q in queries) * db.total_residues
+    progress = _progress(total, f"searching {len(db):,} sequences")
+    task = progress.add_task("search", total=total)
+    with progress:
+        results = list(searcher.search(queries, top=args.top, evalue=args.evalue,
+                                       on_done=lambda q: progress.advance(task, len(q) * db.total_residues)))
+    hit_targets = {}
+    for r in results:
+        for h in r.hits:
+            hit_targets.setdefault(h.target, h.target_length)
+    command_line = "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
+    by_name = {q.name: q for q in queries}
+    with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=command_line,
+                         targets=list(hit_targets.items()), header=args.format == "pairwise") as writer:
+        for r in results:
+            for h in r.hits:
+                writer.write(h, query_text=by_name[h.query].text)
+    return 0
+
+
+def cmd_makedb(args) -> int:
+    from .database import Database
+
+    db = Database.from_fasta(args.fasta, args.alphabet)
+    db.save(args.out)
+    print(f"{args.out}: {len(db):,} {db.alphabet.name} sequences, {db.total_residues:,} residues", file=sys.stderr)
+    return 0
+
+
 def example_path(name: str) -> str:
     """Path of a file shipped in ``swgpu/data/examples``."""
     return str(resources.files("swgpu").joinpath("data", "examples", name))
@@ -129,12 +199,15 @@ def example_path(name: str) -> str:
 
 def cmd_demo(args) -> int:
     q, t = example_path("queries.fasta"), example_path("targets.fasta")
-    for name in ("alphabet", "matrix", "match", "mismatch", "gap_open", "gap_extend"):
-        setattr(args, name, None)
-    args.min_score = 1
-    line = f"swgpu align {q} {t} --format {args.format}"
-    print(f"# {line}", file=sys.stderr)
-    return _run_align(q, t, args, line)
+    argv = ["search", "-q", q, "-d", t, "--top", "3", "--format", args.format, "--device", args.device]
+    if args.output:
+        argv += ["-o", args.output]
+    if args.threads:
+        argv += ["--threads", str(args.threads)]
+    print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
+    ns = build_parser().parse_args(argv)
+    ns.argv = argv
+    return ns.func(ns)
 
 
 def cmd_info(args) -> int:

@@ -1,0 +1,139 @@
+"""Database search on the CPU engine: every score equals the pairwise kernel, ranking
+is deterministic, databases round-trip, DNA works."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swgpu import Scoring, Sequence, read_sequences
+from swgpu.cli import main
+from swgpu.database import Database
+from swgpu.engines.cpu import pairwise
+from swgpu.engines.cpu.search import CpuSearchEngine
+from swgpu.workloads.search import Searcher, partition_by_residues, rank_hits
+
+PROTEIN = "ARNDCQEGHILKMFPSTWYV"
+
+
+def _random_protein(rng, n, name):
+    return Sequence.from_text(name, "".join(rng.choice(list(PROTEIN), n)), "protein")
+
+
+@pytest.fixture(scope="module")
+def swissprot_db(shared_data):
+    seqs = read_sequences(shared_data / "protein" / "uniprot_sprot12071.fasta.gz", "protein")[:3000]
+    rng = np.random.default_rng(5)
+    long_seq = _random_protein(rng, 10_500, "synthetic_10500")
+    huge_self = _random_protein(rng, 7_000, "synthetic_7000")
+    q3000 = _random_protein(rng, 3_000, "synthetic_3000")
+    extra = [Sequence.from_text("len1_W", "W", "protein"), long_seq, huge_self, q3000]
+    return Database.from_sequences(seqs + extra), {"q3000": q3000, "q7000": huge_self, "long": long_seq}
+
+
+def _pairwise_scores(query, db, scoring):
+    m = scoring.matrix.values
+    return np.array([pairwise.sw_end(query.codes, db.residues[db.offsets[i]:db.offsets[i + 1]], m,
+                                     scoring.gap_open, scoring.gap_extend)[0] for i in range(len(db))], dtype=np.int32)
+
+
+@pytest.mark.parametrize("query_len,matrix,go,ge", [(1, "BLOSUM62", 11, 1), (60, "BLOSUM62", 11, 1),
+                                                     (333, "BLOSUM50", 10, 2), (900, "PAM30", 9, 1)])
+def test_cpu_search_scores_equal_pairwise(swissprot_db, query_len, matrix, go, ge):
+    db, _ = swissprot_db
+    scoring = Scoring.build("protein", matrix=matrix, gap_open=go, gap_extend=ge)
+    query = _random_protein(np.random.default_rng(query_len), query_len, "q")
+    eng = CpuSearchEngine(scoring.matrix.values, go, ge)
+    eng.load_database(db.residues, db.offsets)
+    np.testing.assert_array_equal(eng.scores(query.codes), _pairwise_scores(query, db, scoring))
+
+
+@pytest.mark.parametrize("which", ["q3000", "q7000", "long"])
+def test_cpu_search_large_self_scores_are_exact(swissprot_db, which):
+    """Self-hits beyond the 16-bit range are re-scored in 32 bits."""
+    db, special = swissprot_db
+    query = special[which]
+    scoring = Scoring.default("protein")
+    eng = CpuSearchEngine(scoring.matrix.values, 11, 1)
+    eng.load_database(db.residues, db.offsets)
+    got = eng.scores(query.codes)
+    self_score = int(sum(scoring.matrix.values[c, c] for c in query.codes))
+    pos = db.names.index(query.name)
+    assert got[pos] == self_score
+    if self_score > 32767:
+        assert eng.last_timing["rescored"] >= 1
+    # a sample of the rest equals the pairwise kernel
+    sample = np.random.default_rng(1).choice(len(db), 40, replace=False)
+    m = scoring.matrix.values
+    for i in sample:
+        assert got[i] == pairwise.sw_end(query.codes, db.residues[db.offsets[i]:db.offsets[i + 1]], m, 11, 1)[0]
+
+
+def test_rank_hits_orders_ties_by_file_position():
+    scores = np.array([5, 9, 9, 0, 7, 9, 3], dtype=np.int32)
+    index = np.array([6, 5, 1, 0, 2, 3, 4])
+    assert rank_hits(scores, index, 3).tolist() == [2, 5, 1]
+    assert rank_hits(scores, index, 10).tolist() == [2, 5, 1, 4, 0, 6]
+    assert rank_hits(np.zeros(4, np.int32), index[:4], 3).tolist() == []
+
+
+def test_partition_by_residues_balances():
+    lengths = np.array([100, 90, 80, 70, 60, 50, 40, 30, 20, 10])
+    parts = partition_by_residues(lengths, 3)
+    loads = [int(lengths[p].sum()) for p in parts]
+    assert sorted(np.concatenate(parts).tolist()) == list(range(10))
+    assert max(loads) - min(loads) <= 20
+
+
+def test_search_top_hits_and_traceback(swissprot_db):
+    db, _ = swissprot_db
+    scoring = Scoring.default("protein")
+    query = db.sequence(100)
+    result = Searcher(db, scoring, device="cpu").search_one(query, top=10)
+    assert result.hits[0].target == query.name and result.hits[0].score == result.scores.max()
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(h.evalue is not None and h.bitscore is not None for h in result.hits)
+    assert all(h.evalue <= result.hits[-1].evalue for h in result.hits)
+
+
+def test_makedb_roundtrip_and_search_equal(tmp_path, shared_data, capsys):
+    fasta = shared_data / "protein" / "queries_brief11.fasta"
+    out = tmp_path / "db.swdb"
+    assert main(["makedb", str(fasta), str(out)]) == 0
+    db = Database.open(out)
+    direct = Database.from_fasta(fasta)
+    assert db.names == direct.names and np.array_equal(db.residues, direct.residues)
+    capsys.readouterr()
+    assert main(["search", "-q", str(fasta), "-d", str(out), "--top", "3", "--device", "cpu"]) == 0
+    from_db = capsys.readouterr().out
+    assert main(["search", "-q", str(fasta), "-d", str(fasta), "--top", "3", "--device", "cpu"]) == 0
+    assert capsys.readouterr().out == from_db
+    assert len(from_db.splitlines()) == 33
+
+
+def test_dna_database_search(shared_data):
+    seqs = read_sequences(shared_data / "rna" / "rRNA16S_gold.fasta.gz", "dna")[:200]
+    db = Database.from_sequences(seqs)
+    scoring = Scoring.build("dna", matrix="NUC.4.4", gap_open=10, gap_extend=1)
+    query = Sequence.from_text("frag", seqs[7].text[100:400], "dna")
+    searcher = Searcher(db, scoring, device="cpu")
+    np.testing.assert_array_equal(searcher.scores(query), _pairwise_scores(query, db, scoring))
+    assert searcher.search_one(query, top=1).hits[0].target == seqs[7].name
+
+
+@pytest.mark.parametrize("args,msg", [(["--top", "0"], "--top"), (["--gpus", "x"], "--gpus"),
+                                      (["--device", "cpu", "--matrix", "NUC.4.4"], "NUC.4.4")])
+def test_search_bad_options(args, msg, capsys, shared_data):
+    fasta = str(shared_data / "protein" / "queries_brief11.fasta")
+    assert main(["search", "-q", fasta, "-d", fasta, *args]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and msg in err
+
+
+def test_damaged_database_file(tmp_path, capsys, shared_data):
+    bad = tmp_path / "bad.swdb"
+    bad.write_bytes(b"SWGPUDB1" + b"\xff" * 20)
+    fasta = str(shared_data / "protein" / "queries_brief11.fasta")
+    assert main(["search", "-q", fasta, "-d", str(bad)]) == 2
+    assert "makedb" in capsys.readouterr().err
