@@ -78,6 +78,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
     p.set_defaults(func=cmd_search)
 
+    p = sub.add_parser("screen", help="best score of many DNA pairs (record i with record i); alignments over a threshold")
+    p.add_argument("-q", "--query", help="query FASTA/FASTQ (record i pairs with target record i)")
+    p.add_argument("-t", "--target", help="target FASTA/FASTQ")
+    p.add_argument("--pairs", help="TSV of pairs instead: qseq<TAB>tseq, or qname<TAB>qseq<TAB>tname<TAB>tseq")
+    p.add_argument("--threshold", type=int, default=None,
+                   help="align the pairs scoring at least this and write them in --format (default: a score table of all pairs)")
+    p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise"], default="auto",
+                   help="bulk kernel: bit-sliced BPBC, word-wise, or auto (default)")
+    g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
+    g.add_argument("--match", type=int, help="match score (default 2)")
+    g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (default -3)")
+    g.add_argument("--gap-open", type=int, help="cost of a gap's first base (default 5)")
+    g.add_argument("--gap-extend", type=int, help="cost of each further gap base (default 2)")
+    _add_output(p, "blast6")
+    _add_device(p)
+    p.set_defaults(func=cmd_screen)
+
     p = sub.add_parser("makedb", help="encode a FASTA file into a memory-mappable database for `search`")
     p.add_argument("fasta", help="FASTA/FASTQ file (plain or compressed)")
     p.add_argument("out", help="database file to write (e.g. db.swdb)")
@@ -180,6 +197,39 @@ def cmd_search(args) -> int:
         for r in results:
             for h in r.hits:
                 writer.write(h, query_text=by_name[h.query].text)
+    return 0
+
+
+def cmd_screen(args) -> int:
+    from .scoring import Scoring
+    from .workloads.screen import Screener, read_pair_files, read_pairs
+    from .writers import AlignmentWriter, OutputFile
+
+    if args.pairs and (args.query or args.target):
+        raise InputError("give either --pairs or -q/-t, not both")
+    if args.pairs:
+        queries, targets = read_pairs(args.pairs)
+    elif args.query and args.target:
+        queries, targets = read_pair_files(args.query, args.target)
+    else:
+        raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
+    scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
+                            gap_extend=args.gap_extend)
+    screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads)
+    result = screener.screen(queries, targets, args.threshold)
+    if args.threshold is None:
+        with OutputFile(args.output) as out:
+            out.write("query\ttarget\tscore\n")
+            out.write("".join(f"{q.name}\t{t.name}\t{s}\n" for q, t, s in zip(queries, targets, result.scores.tolist())))
+        return 0
+    command_line = "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
+    hit_targets = {}
+    for aln in result.alignments:
+        hit_targets.setdefault(aln.target, aln.target_length)
+    with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=command_line,
+                         targets=list(hit_targets.items()), header=args.format == "pairwise") as writer:
+        for i, aln in zip(result.selected, result.alignments):
+            writer.write(aln, query_text=queries[int(i)].text)
     return 0
 
 

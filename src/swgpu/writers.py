@@ -74,6 +74,7 @@ __all__ = [
     "FORMATS",
     "BLAST6_COLUMNS",
     "AlignmentWriter",
+    "OutputFile",
     "format_evalue",
     "format_blast6",
     "blast6_header",
@@ -413,6 +414,107 @@ def format_pairwise(a: Alignment, scoring: Scoring | None = None, width: int = _
     return "\n".join(lines) + "\n"
 
 
+class OutputFile:
+    """A text output that appears whole or not at all.
+
+    ``path`` ``None`` or ``"-"`` is standard output, an object with ``write`` is
+    written to (never closed); a file path is written through a temporary file
+    in the same directory, renamed onto ``path`` by :meth:`close`. :meth:`abort`
+    (or an exception inside ``with``) removes the temporary file and leaves an
+    existing ``path`` as it was.
+    """
+
+    def __init__(self, path: str | os.PathLike | IO[str] | None):
+        self.path: str | None = None
+        self._tmp: str | None = None
+        self._own = False
+        if path is None or (isinstance(path, str) and path == "-"):
+            self._fh: IO[str] = sys.stdout
+        elif hasattr(path, "write"):
+            self._fh = path  # type: ignore[assignment]
+        else:
+            self.path = os.fspath(path)
+            self._fh, self._tmp = self._open_temp(self.path)
+            self._own = True
+        self._closed = False
+
+    @staticmethod
+    def _open_temp(path: str) -> tuple[IO[str], str]:
+        directory, base = os.path.split(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(errno.ENOENT, "the output folder does not exist", path)
+        while True:
+            tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:
+                continue
+            break
+        return io.open(fd, "w", encoding="utf-8", newline="\n"), tmp
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def write(self, text: str) -> None:
+        try:
+            self._fh.write(text)
+        except BaseException:
+            self.abort()
+            raise
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        if not self._own:
+            self._closed = True
+            self._fh.flush()
+            return
+        fh, tmp = self._fh, self._tmp
+        try:
+            fh.flush()
+            os.fsync(fh.fileno())
+            fh.close()
+            os.replace(tmp, self.path)  # type: ignore[arg-type]
+            self._tmp = None
+        except BaseException:
+            self.abort()
+            raise
+        self._closed = True
+
+    def abort(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if not self._own:
+            try:
+                self._fh.flush()
+            except Exception:
+                pass
+            return
+        try:
+            self._fh.close()
+        except Exception:
+            pass
+        try:
+            if self._tmp is not None:
+                os.unlink(self._tmp)
+        except FileNotFoundError:
+            pass
+        self._tmp = None
+
+    def __enter__(self) -> "OutputFile":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
 class AlignmentWriter:
     """Write alignments in one of :data:`FORMATS`, atomically when writing a file.
 
@@ -483,53 +585,20 @@ class AlignmentWriter:
                 preamble += f"# Scoring: {scoring.describe()}\n"
             preamble += "\n"
 
-        self.path: str | None = None
-        self._tmp: str | None = None
-        self._own = False
-        if path is None or (isinstance(path, str) and path == "-"):
-            self._fh: IO[str] = sys.stdout
-        elif hasattr(path, "write"):
-            self._fh = path  # type: ignore[assignment]
-        else:
-            self.path = os.fspath(path)
-            self._fh, self._tmp = self._open_temp(self.path)
-            self._own = True
-        self._closed = False
+        self._out = OutputFile(path)
+        self.path = self._out.path
         self.count = 0
         if preamble:
-            self._write_text(preamble)
-
-    @staticmethod
-    def _open_temp(path: str) -> tuple[IO[str], str]:
-        directory, base = os.path.split(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
-        if not os.path.isdir(directory):
-            raise FileNotFoundError(errno.ENOENT, "the output folder does not exist", path)
-        while True:
-            tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
-                continue
-            break
-        return io.open(fd, "w", encoding="utf-8", newline="\n"), tmp
+            self._out.write(preamble)
 
     @property
     def closed(self) -> bool:
-        return self._closed
-
-    def _write_text(self, text: str) -> None:
-        try:
-            self._fh.write(text)
-        except BaseException:
-            self.abort()
-            raise
+        return self._out.closed
 
     def write(self, alignment: Alignment, query_text=None) -> None:
         """Write one alignment. ``query_text`` (``str`` or sequence, the query as
         read) only matters for ``sam``: with it SEQ is the whole query."""
-        if self._closed:
+        if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
         if self.fmt == "blast6":
             if alignment.empty:
@@ -543,7 +612,7 @@ class AlignmentWriter:
             text = format_json(alignment) + "\n"
         else:
             text = format_pairwise(alignment, self.scoring)
-        self._write_text(text)
+        self._out.write(text)
         self.count += 1
 
     def write_many(self, alignments: Iterable) -> int:
@@ -559,46 +628,11 @@ class AlignmentWriter:
 
     def close(self) -> None:
         """Finish: flush, and for a file path move the temporary file onto the path."""
-        if self._closed:
-            return
-        if not self._own:
-            self._closed = True
-            self._fh.flush()
-            return
-        fh, tmp = self._fh, self._tmp
-        try:
-            fh.flush()
-            os.fsync(fh.fileno())
-            fh.close()
-            os.replace(tmp, self.path)  # type: ignore[arg-type]
-            self._tmp = None
-        except BaseException:
-            self.abort()
-            raise
-        self._closed = True
+        self._out.close()
 
     def abort(self) -> None:
         """Stop without producing output: a temporary file is removed, ``path`` left alone."""
-        if self._closed:
-            return
-        self._closed = True
-        if not self._own:
-            try:
-                self._fh.flush()
-            except Exception:
-                pass
-            return
-        fh, tmp = self._fh, self._tmp
-        try:
-            fh.close()
-        except Exception:
-            pass
-        try:
-            if tmp is not None:
-                os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        self._tmp = None
+        self._out.abort()
 
     def __enter__(self) -> "AlignmentWriter":
         return self

@@ -1,0 +1,163 @@
+"""The ``screen`` workload: many DNA pairs (query ``i`` with target ``i``), the
+best local score of each, and full alignments of the pairs scoring at least a
+threshold.
+
+Scores come from bulk kernels: bit-sliced (Bitwise Parallel Bulk Computation,
+32 pairs per 32-bit word on the GPU, 64 per 64-bit word on the CPU) or
+word-wise (one pair per thread). Alignments of the selected pairs use the
+linear-memory traceback of :class:`~swgpu.aligner.Aligner`. Scoring must be
+match/mismatch with linear or affine gaps.
+
+>>> from swgpu import Scoring, Sequence
+>>> qs = [Sequence.from_text("q1", "ACGTACGTAC"), Sequence.from_text("q2", "AAAA")]
+>>> ts = [Sequence.from_text("t1", "TTACGTTCGTAA"), Sequence.from_text("t2", "CCCC")]
+>>> scr = Screener(Scoring.default("dna"), device="cpu")
+>>> scr.scores(qs, ts).tolist()
+[13, 0]
+>>> [a.cigar for a in scr.screen(qs, ts, threshold=10).alignments]
+['4=1X4=']
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Sequence as Seq
+
+import numpy as np
+
+from ..aligner import Aligner
+from ..alignment import Alignment
+from ..alphabet import DNA
+from ..engines import resolve_device
+from ..exceptions import InputError, ScoringError
+from ..readers import iter_sequences
+from ..scoring import Scoring
+from ..sequence import Sequence
+
+__all__ = ["Screener", "ScreenResult", "match_mismatch_of", "read_pairs"]
+
+KERNELS = ("auto", "bitwise", "wordwise")
+
+
+def match_mismatch_of(scoring: Scoring) -> tuple[int, int]:
+    """``(match, mismatch)`` of a DNA match/mismatch scoring; error for anything else."""
+    v = scoring.matrix.values
+    if scoring.alphabet is not DNA:
+        raise ScoringError("screen scores DNA pairs: use --alphabet dna")
+    match, mismatch = int(v[0, 0]), int(v[0, 1])
+    expected = np.full_like(v, mismatch)
+    np.fill_diagonal(expected[:4, :4], match)
+    if not np.array_equal(v, expected):
+        raise ScoringError("screen needs match/mismatch scoring (--match/--mismatch), not a substitution matrix")
+    return match, mismatch
+
+
+@dataclass(eq=False)
+class ScreenResult:
+    """Scores of every pair (input order) and alignments of the pairs ``>= threshold``."""
+
+    scores: np.ndarray
+    selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    alignments: list[Alignment] = field(default_factory=list)
+
+
+class Screener:
+    """Scores DNA pairs in bulk.
+
+    ``kernel``: ``bitwise`` (bit-sliced BPBC), ``wordwise`` (one pair per
+    thread/lane) or ``auto`` (the faster for the engine: bit-sliced on both).
+    """
+
+    def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None):
+        if kernel not in KERNELS:
+            raise InputError(f"unknown kernel {kernel!r}: use {', '.join(KERNELS)}")
+        self.match, self.mismatch = match_mismatch_of(scoring)
+        self.scoring = scoring
+        self.device = resolve_device(device)
+        self.kernel = "bitwise" if kernel == "auto" else kernel
+        self.threads = max(1, threads or os.cpu_count() or 1)
+        self.last_timings = None
+
+    def scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> np.ndarray:
+        """Best local score of each pair ``(queries[i], targets[i])``."""
+        if len(queries) != len(targets):
+            raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with record i")
+        qs = [q.codes for q in queries]
+        ts = [t.codes for t in targets]
+        args = (qs, ts, self.match, self.mismatch, self.scoring.gap_open, self.scoring.gap_extend)
+        if self.device == "cuda":
+            from ..engines.cuda.screen import screen_scores_cuda_timed
+
+            scores, self.last_timings = screen_scores_cuda_timed(*args, kernel=self.kernel)
+            return scores
+        from ..engines.cpu import bitsliced
+
+        if self.kernel == "bitwise":
+            return bitsliced.screen_scores_bitsliced(*args)
+        return bitsliced.screen_scores_scalar(*args)
+
+    def screen(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
+        """Scores of all pairs; with ``threshold``, alignments of the pairs scoring at least it."""
+        scores = self.scores(queries, targets)
+        if threshold is None:
+            return ScreenResult(scores)
+        selected = np.flatnonzero((scores >= threshold) & (scores > 0))
+        aligner = Aligner(self.scoring, device="cpu")
+
+        def one(i):
+            aln = aligner.align(queries[i], targets[i])
+            if aln.score != scores[i]:
+                raise RuntimeError(f"pair {i}: traceback score {aln.score} != bulk score {scores[i]}; this is a bug")
+            return aln
+
+        if self.threads == 1 or selected.size < 2:
+            alignments = [one(int(i)) for i in selected]
+        else:
+            with ThreadPoolExecutor(self.threads) as pool:
+                alignments = list(pool.map(one, (int(i) for i in selected)))
+        return ScreenResult(scores, selected, alignments)
+
+
+def read_pairs(path) -> tuple[list[Sequence], list[Sequence]]:
+    """Pairs from a TSV file: ``query_seq<TAB>target_seq`` or
+    ``query_name<TAB>query_seq<TAB>target_name<TAB>target_seq`` per line; lines
+    starting with ``#`` and empty lines are skipped."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file")
+    queries, targets = [], []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.rstrip("\r\n")
+                if not line.strip() or line.startswith("#"):
+                    continue
+                cols = line.split("\t")
+                if len(cols) == 2:
+                    qn, qs, tn, ts = f"pair{len(queries) + 1}_q", cols[0], f"pair{len(queries) + 1}_t", cols[1]
+                elif len(cols) == 4:
+                    qn, qs, tn, ts = cols
+                else:
+                    raise InputError(f"{path}: line {lineno}: expected 2 or 4 tab-separated columns, got {len(cols)}")
+                try:
+                    queries.append(Sequence(qn, qs, DNA.encode(qs, record=qn), DNA))
+                    targets.append(Sequence(tn, ts, DNA.encode(ts, record=tn), DNA))
+                except InputError as exc:
+                    raise InputError(f"{path}: line {lineno}: {exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file") from None
+    if not queries:
+        raise InputError(f"{path}: no pairs found")
+    return queries, targets
+
+
+def read_pair_files(query_path, target_path) -> tuple[list[Sequence], list[Sequence]]:
+    """Record ``i`` of the query file paired with record ``i`` of the target file."""
+    queries = list(iter_sequences(query_path, DNA))
+    targets = list(iter_sequences(target_path, DNA))
+    if len(queries) != len(targets):
+        raise InputError(f"{query_path} has {len(queries)} records but {target_path} has {len(targets)}; "
+                         "screen pairs record i with record i")
+    return queries, targets
