@@ -1,0 +1,189 @@
+"""``swgpu bench``: reproducible benchmark runs that write JSON and PNG plots.
+
+* ``bench search`` -- queries against a database: load/compile time apart,
+  scoring GCUPS per query (cells = query length x database residues over the
+  wall time of scoring with scores back on the host, as CUDASW++ reports), and
+  the time with the alignments of the top hits.
+* ``bench screen`` -- the bulk pair-screening benchmark of the BPBC papers:
+  random DNA pairs, query length m, target lengths n, per-phase times and GCUPS
+  = pairs x m x n / total, per kernel.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .alphabet import DNA, PROTEIN
+from .database import Database
+from .readers import read_sequences
+from .scoring import Scoring
+from .sequence import Sequence
+
+__all__ = ["bench_search", "bench_screen", "random_protein_database", "BACKGROUND_AA"]
+
+#: Robinson & Robinson (1991) amino-acid background frequencies (BLAST's), order ARNDCQEGHILKMFPSTWYV.
+BACKGROUND_AA = np.array([0.07805, 0.05129, 0.04487, 0.05364, 0.01925, 0.04264, 0.06295, 0.07377, 0.02199, 0.05142,
+                          0.09019, 0.05744, 0.02243, 0.03856, 0.05203, 0.07120, 0.05841, 0.01330, 0.03216, 0.06441])
+
+
+def random_protein_database(count: int, length: int, seed: int = 0) -> Database:
+    """``count`` random proteins of ``length`` residues drawn from the background frequencies."""
+    rng = np.random.default_rng(seed)
+    p = BACKGROUND_AA / BACKGROUND_AA.sum()
+    residues = rng.choice(20, size=count * length, p=p).astype(np.uint8)
+    offsets = np.arange(count + 1, dtype=np.int64) * length
+    names = [f"random{i}" for i in range(count)]
+    return Database(PROTEIN, names, offsets, residues, np.arange(count, dtype=np.int64), f"random {count}x{length}")
+
+
+def _machine() -> dict:
+    info = {"python": platform.python_version(), "cores": os.cpu_count(), "platform": platform.platform()}
+    from .engines.cuda import _runtime
+
+    if _runtime.available():
+        cp = _runtime.cupy()
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        name = props["name"]
+        info["gpu"] = name.decode() if isinstance(name, bytes) else name
+        info["gpus"] = _runtime.device_count()
+    return info
+
+
+def _save(out: Path, name: str, payload: dict) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    payload = {"date": _dt.datetime.now().isoformat(timespec="seconds"), "machine": _machine(), **payload}
+    path = out / f"{name}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(payload, indent=2) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def _plot(path: Path, title: str, xlabel: str, series: dict[str, tuple[list, list]], logx: bool = False) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for label, (x, y) in series.items():
+        ax.plot(x, y, marker="o", label=label)
+    if logx:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("GCUPS")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | None = None, device: str = "auto",
+                 matrix: str = "BLOSUM62", gap_open: int = 11, gap_extend: int = 1, top: int = 10,
+                 repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print) -> dict:
+    """Time database search for each query; returns (and saves) the results."""
+    from .workloads.search import Searcher
+
+    t0 = time.perf_counter()
+    db = random_protein_database(*random_db) if random_db else Database.load(db_path, "protein")
+    read_s = time.perf_counter() - t0
+    queries = read_sequences(queries_path, "protein")
+    scoring = Scoring.build("protein", matrix=matrix, gap_open=gap_open, gap_extend=gap_extend)
+    t0 = time.perf_counter()
+    searcher = Searcher(db, scoring, device=device, gpus=gpus)
+    searcher.scores(Sequence.from_text("warmup", "MKVLAAGIVW" * 3, PROTEIN))  # compile kernels outside the timing
+    load_s = time.perf_counter() - t0
+    rows = []
+    total_cells = 0
+    total_s = 0.0
+    for q in queries:
+        times = []
+        for _ in range(repeats):
+            t1 = time.perf_counter()
+            searcher.scores(q)
+            times.append(time.perf_counter() - t1)
+        s = float(np.median(times))
+        cells = len(q) * db.total_residues
+        total_cells += cells
+        total_s += s
+        rows.append({"query": q.name, "length": len(q), "seconds": s, "gcups": cells / s / 1e9})
+        log(f"{q.name:>12} {len(q):6d} aa  {s * 1e3:9.2f} ms  {cells / s / 1e9:9.1f} GCUPS")
+    t1 = time.perf_counter()
+    hits = sum(len(r.hits) for r in searcher.search(queries, top=top))
+    with_aln_s = time.perf_counter() - t1
+    result = {
+        "benchmark": "search", "label": label, "device": searcher.device, "database": db.source or str(db_path),
+        "sequences": len(db), "residues": db.total_residues, "queries": len(queries),
+        "scoring": scoring.describe(), "read_seconds": read_s, "load_and_compile_seconds": load_s,
+        "scoring_seconds": total_s, "gcups": total_cells / total_s / 1e9,
+        "with_alignments_seconds": with_aln_s, "top": top, "hits_aligned": hits, "per_query": rows,
+    }
+    log(f"total: {total_cells / total_s / 1e9:.1f} GCUPS over {len(queries)} queries ({total_s:.3f} s scoring); "
+        f"with top-{top} alignments {with_aln_s:.2f} s; load+compile {load_s:.2f} s")
+    outdir = Path(out)
+    _save(outdir, f"bench_{label}", result)
+    order = sorted(rows, key=lambda r: r["length"])
+    _plot(outdir / f"bench_{label}.png", f"swgpu search ({searcher.device}): {scoring.describe()}", "query length (aa)",
+          {f"swgpu {searcher.device}": ([r["length"] for r in order], [r["gcups"] for r in order])})
+    return result
+
+
+def _random_pairs(count: int, m: int, n: int, seed: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 4, size=(count, m), dtype=np.uint8)
+    t = rng.integers(0, 4, size=(count, n), dtype=np.uint8)
+    return list(q), list(t)
+
+
+def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 16384, 32768, 65536),
+                 scoring: str = "linear", device: str = "auto", kernels=("bitwise", "wordwise"),
+                 out: str = "bench-out", log=print) -> dict:
+    """The BPBC screening benchmark: per-phase times and GCUPS per kernel and target length."""
+    from .engines import resolve_device
+
+    match, mismatch, go, ge = (2, -1, 1, 1) if scoring == "linear" else (2, -3, 5, 2)
+    engine = resolve_device(device)
+    rows = []
+    for n in ns:
+        qs, ts = _random_pairs(pairs, m, n, seed=n)
+        cells = pairs * m * n
+        for kernel in kernels:
+            if engine == "cuda":
+                from .engines.cuda.screen import screen_scores_cuda_timed
+
+                screen_scores_cuda_timed(qs[:64], ts[:64], match, mismatch, go, ge, kernel=kernel)  # compile
+                _, tm = screen_scores_cuda_timed(qs, ts, match, mismatch, go, ge, kernel=kernel)
+                row = {"n": n, "kernel": kernel, **tm.as_dict()}
+                row["gcups"] = cells / (row["total_ms"] / 1e3) / 1e9
+            else:
+                from .engines.cpu import bitsliced
+
+                fn = bitsliced.screen_scores_bitsliced if kernel == "bitwise" else bitsliced.screen_scores_scalar
+                fn(qs[:64], ts[:64], match, mismatch, go, ge)
+                t0 = time.perf_counter()
+                fn(qs, ts, match, mismatch, go, ge)
+                s = time.perf_counter() - t0
+                row = {"n": n, "kernel": kernel, "total_ms": s * 1e3, "gcups": cells / s / 1e9}
+            rows.append(row)
+            log(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+    result = {"benchmark": "screen", "device": engine, "pairs": pairs, "m": m, "scoring": scoring,
+              "match": match, "mismatch": mismatch, "gap_open": go, "gap_extend": ge, "rows": rows}
+    outdir = Path(out)
+    _save(outdir, f"bench_screen_{scoring}_{engine}", result)
+    series = {k: ([r["n"] for r in rows if r["kernel"] == k], [r["gcups"] for r in rows if r["kernel"] == k])
+              for k in kernels}
+    _plot(outdir / f"bench_screen_{scoring}_{engine}.png", f"swgpu screen ({engine}), {pairs} pairs, m={m}, {scoring}",
+          "target length n", series, logx=True)
+    return result
