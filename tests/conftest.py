@@ -9,11 +9,15 @@ import pytest
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """``../shared/data`` relative to the repository root.
+    """``../shared/data`` relative to the repository root (or ``$SWGPU_DATA``).
 
     Found by walking up from this file to the first parent holding
     ``shared/data``; tests that need it are skipped when it is absent.
     """
+    import os
+
+    if os.environ.get("SWGPU_DATA") and Path(os.environ["SWGPU_DATA"]).is_dir():
+        return Path(os.environ["SWGPU_DATA"])
     for parent in Path(__file__).resolve().parents:
         candidate = parent / "shared" / "data"
         if candidate.is_dir():
