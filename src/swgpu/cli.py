@@ -31,9 +31,9 @@ class _UsageError(Exception):
     pass
 
 
-def _add_scoring(p: argparse.ArgumentParser) -> None:
+def _add_scoring(p: argparse.ArgumentParser, guessed_from: str = "the query file") -> None:
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
-    g.add_argument("--alphabet", choices=["dna", "rna", "protein"], help="sequence type (default: guessed from the first file)")
+    g.add_argument("--alphabet", choices=["dna", "rna", "protein"], help=f"sequence type (default: guessed from {guessed_from})")
     g.add_argument("--matrix", help="substitution matrix: BLOSUM45/50/62/80/90, PAM30/70/250, NUC.4.4 or an NCBI-format file (protein default BLOSUM62)")
     g.add_argument("--match", type=int, help="match score for match/mismatch scoring (DNA default 2)")
     g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (DNA default -3)")
@@ -48,8 +48,13 @@ def _add_output(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument("-o", "--output", help="output file (default: standard output)")
 
 
-def _add_device(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"], help="compute engine (default auto: GPU if present)")
+def _add_device(p: argparse.ArgumentParser, cpu_only: bool = False) -> None:
+    if cpu_only:
+        p.add_argument("--device", default="auto", choices=["auto", "cpu"],
+                       help="compute engine: pairwise traceback runs on the CPU engine")
+    else:
+        p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                       help="compute engine (default auto: the GPU when CuPy sees one, else the CPU)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
 
 
@@ -59,11 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser("align", help="align every query record against every target record, with traceback")
-    p.add_argument("query", help="FASTA/FASTQ file (plain or gzipped)")
-    p.add_argument("target", help="FASTA/FASTQ file (plain or gzipped)")
+    p.add_argument("query", help="FASTA/FASTQ file (plain or compressed)")
+    p.add_argument("target", help="FASTA/FASTQ file (plain or compressed)")
     _add_scoring(p)
     _add_output(p, "pairwise")
-    _add_device(p)
+    _add_device(p, cpu_only=True)
     p.add_argument("--min-score", type=int, default=1, help="report alignments scoring at least this (default 1)")
     p.set_defaults(func=cmd_align)
 
@@ -72,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-d", "--db", required=True, help="database: a FASTA/FASTQ file or a file made by `swgpu makedb`")
     p.add_argument("--top", type=int, default=10, help="hits reported per query (default 10)")
     p.add_argument("--evalue", type=float, default=None, help="report only hits with E-value at most this")
-    _add_scoring(p)
+    _add_scoring(p, "the database")
     _add_output(p, "blast6")
     _add_device(p)
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
@@ -83,7 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-t", "--target", help="target FASTA/FASTQ")
     p.add_argument("--pairs", help="TSV of pairs instead: qseq<TAB>tseq, or qname<TAB>qseq<TAB>tname<TAB>tseq")
     p.add_argument("--threshold", type=int, default=None,
-                   help="align the pairs scoring at least this and write them in --format (default: a score table of all pairs)")
+                   help="align the pairs scoring at least this and write them in --format "
+                        "(without it: a TSV of query, target, score for every pair; --format does not apply)")
     p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise"], default="auto",
                    help="bulk kernel: bit-sliced BPBC, word-wise, or auto (default)")
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
@@ -102,8 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_makedb)
 
     p = sub.add_parser("bench", help="benchmarks that write JSON and PNG plots (search, screen)")
+    p.set_defaults(func=lambda args, _p=p: _p.print_help() or 2)
     bsub = p.add_subparsers(dest="bench", metavar="BENCH", parser_class=_Parser)
-    b = bsub.add_parser("search", help="GCUPS of database search per query")
+    b = bsub.add_parser("search", help="GCUPS of protein database search per query")
     b.add_argument("-q", "--query", required=True, help="query FASTA (e.g. the CUDASW++ 20-query set)")
     b.add_argument("-d", "--db", help="database FASTA or .swdb")
     b.add_argument("--random-db", help="instead of -d: COUNTxLENGTH random proteins, e.g. 1000000x256")
@@ -155,32 +162,27 @@ def _progress(total_cells: int, label: str):
     return progress
 
 
-def _run_align(query_path, target_path, args, command_line: str) -> int:
+def cmd_align(args) -> int:
     from .readers import detect_alphabet, read_sequences
     from .workloads.align import align_all
     from .writers import AlignmentWriter
 
-    alphabet = args.alphabet or detect_alphabet(query_path)
-    queries = read_sequences(query_path, alphabet)
-    targets = read_sequences(target_path, alphabet)
+    alphabet = args.alphabet or detect_alphabet(args.query)
+    queries = read_sequences(args.query, alphabet)
+    targets = read_sequences(args.target, alphabet)
     scoring = _scoring_from(args, queries[0].alphabet)
     total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
-    min_score = getattr(args, "min_score", 1)
-    by_name = {q.name: q for q in queries}
     progress = _progress(total, "aligning")
     task = progress.add_task("align", total=total)
     results = align_all(queries, targets, scoring, device=args.device, threads=args.threads,
                         on_done=lambda cells: progress.advance(task, cells))
+    command_line = "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
     with progress, AlignmentWriter(args.output, args.format, scoring=scoring, program_line=command_line,
                                    targets=targets, header=args.format == "pairwise") as writer:
-        for aln in results:
-            if aln.score >= min_score:
-                writer.write(aln, query_text=by_name[aln.query].text)
+        for k, aln in enumerate(results):  # query-major order
+            if aln.score >= args.min_score:
+                writer.write(aln, query_text=queries[k // len(targets)].text)
     return 0
-
-
-def cmd_align(args) -> int:
-    return _run_align(args.query, args.target, args, "swgpu " + " ".join(shlex.quote(a) for a in args.argv))
 
 
 def _gpu_ids(text: str) -> list[int] | None:
@@ -218,12 +220,11 @@ def cmd_search(args) -> int:
         for h in r.hits:
             hit_targets.setdefault(h.target, h.target_length)
     command_line = "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
-    by_name = {q.name: q for q in queries}
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=command_line,
                          targets=list(hit_targets.items()), header=args.format == "pairwise") as writer:
         for r in results:
             for h in r.hits:
-                writer.write(h, query_text=by_name[h.query].text)
+                writer.write(h, query_text=r.query.text)
     return 0
 
 
@@ -347,6 +348,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         args.argv = argv
+        if getattr(args, "threads", None):
+            if args.threads < 1:
+                raise InputError("--threads must be at least 1")
+            import numba
+
+            numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
         if not getattr(args, "func", None):
             parser.print_help()
             return 2

@@ -819,6 +819,18 @@ class Statistics:
         out = bitscores(scores, self.params)
         return float(out) if out.ndim == 0 else out
 
+    def annotate(self, alignments, query_length: int, db_residues: int, db_sequences: int) -> None:
+        """Set ``evalue`` and ``bitscore`` of each non-empty alignment in place
+        (left ``None`` when these settings have no statistics)."""
+        alignments = [a for a in alignments if a.score > 0]
+        if not self.available or not alignments:
+            return
+        scores = np.array([a.score for a in alignments])
+        ev = np.atleast_1d(self.evalue(scores, query_length, db_residues, db_sequences))
+        bits = np.atleast_1d(self.bitscore(scores))
+        for a, e, b in zip(alignments, ev.tolist(), bits.tolist()):
+            a.evalue, a.bitscore = e, b
+
     def search_space(self, query_length: int, db_residues: int, db_sequences: int,
                      length_correction: bool = True) -> float:
         """Effective search space, NaN when unavailable."""

@@ -41,7 +41,6 @@ def align_all(
     """
     aligner = Aligner(scoring, device=device)  # engine errors surface here, before any output
     stats = Statistics.for_scoring(scoring)
-    stats = stats if stats.available else None
     pairs = [(q, t) for q in queries for t in targets]
     threads = max(1, threads or os.cpu_count() or 1)
     return _run(aligner, stats, pairs, threads, on_done)
@@ -51,9 +50,7 @@ def _run(aligner, stats, pairs, threads, on_done) -> Iterator[Alignment]:
     def run(pair):
         q, t = pair
         aln = aligner.align(q, t)
-        if stats is not None and aln.score > 0:
-            aln.bitscore = float(stats.bitscore(aln.score))
-            aln.evalue = float(stats.evalue(aln.score, len(q), len(t), 1))
+        stats.annotate([aln], len(q), len(t), 1)
         if on_done is not None:
             on_done(len(q) * len(t))
         return aln

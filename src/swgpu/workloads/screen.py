@@ -35,6 +35,7 @@ from ..exceptions import InputError, ScoringError
 from ..readers import iter_sequences
 from ..scoring import Scoring
 from ..sequence import Sequence
+from ..statistics import Statistics
 
 __all__ = ["Screener", "ScreenResult", "match_mismatch_of", "read_pairs"]
 
@@ -106,10 +107,14 @@ class Screener:
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
         aligner = Aligner(self.scoring, device="cpu")
 
+        stats = Statistics.for_scoring(self.scoring)
+
         def one(i):
-            aln = aligner.align(queries[i], targets[i])
+            q, t = queries[i], targets[i]
+            aln = aligner.align(q, t)
             if aln.score != scores[i]:
                 raise RuntimeError(f"pair {i}: traceback score {aln.score} != bulk score {scores[i]}; this is a bug")
+            stats.annotate([aln], len(q), len(t), 1)
             return aln
 
         if self.threads == 1 or selected.size < 2:

@@ -152,6 +152,8 @@ class Searcher:
 
     def search_one(self, query: Sequence, top: int = 10, evalue: float | None = None) -> SearchResult:
         """Score, rank and align the hits of one query."""
+        if evalue is not None and not self.statistics.available:
+            raise InputError(f"--evalue: {self.scoring.describe()} has no E-values (see the scoring docs); drop --evalue")
         if query.alphabet is not self.database.alphabet:
             raise InputError(f"query {query.name!r} is {query.alphabet.name} but the database is {self.database.alphabet.name}")
         t0 = time.perf_counter()
@@ -159,19 +161,14 @@ class Searcher:
         seconds = time.perf_counter() - t0
         picked = rank_hits(scores, self.database.index, top)
         db = self.database
-        ev = bits = None
-        if self.statistics.available and picked.size:
+        if evalue is not None:
             ev = np.atleast_1d(self.statistics.evalue(scores[picked], len(query), db.total_residues, len(db)))
-            bits = np.atleast_1d(self.statistics.bitscore(scores[picked]))
-            if evalue is not None:
-                keep = ev <= evalue
-                picked, ev, bits = picked[keep], ev[keep], bits[keep]
+            picked = picked[ev <= evalue]
         hits = self._align(query, picked)
         for k, aln in enumerate(hits):
             if aln.score != scores[picked[k]]:
                 raise RuntimeError(f"traceback score {aln.score} != search score {scores[picked[k]]}; this is a bug")
-            if ev is not None:
-                aln.evalue, aln.bitscore = float(ev[k]), float(bits[k])
+        self.statistics.annotate(hits, len(query), db.total_residues, len(db))
         return SearchResult(query, hits, scores, seconds)
 
     def _align(self, query: Sequence, picked: np.ndarray) -> list[Alignment]:
