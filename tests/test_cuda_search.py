@@ -1,0 +1,159 @@
+"""CUDA database search engine: exact scores against a plain Gotoh reference.
+
+Every test needs an NVIDIA GPU and CuPy (``pytest -m gpu``); without them the
+module is skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cp = pytest.importorskip("cupy")
+
+from swgpu.engines.cuda import _runtime  # noqa: E402
+
+if not _runtime.available():
+    pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}", allow_module_level=True)
+
+from swgpu.engines.cuda.search import VARIANTS, CudaSearchEngine, pair_layout  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+numba = pytest.importorskip("numba")
+
+
+@numba.njit(cache=False)
+def _sw(q, t, M, go, ge):
+    n = t.size
+    NEG = -(1 << 40)
+    H = np.zeros(n + 1, np.int64)
+    F = np.full(n + 1, NEG, np.int64)
+    best = 0
+    for i in range(q.size):
+        diag = 0
+        e = NEG
+        hleft = 0
+        for j in range(1, n + 1):
+            up = H[j]
+            e = max(e - ge, hleft - go)
+            f = max(F[j] - ge, up - go)
+            F[j] = f
+            h = max(0, diag + M[q[i], t[j - 1]], e, f)
+            diag = up
+            H[j] = h
+            hleft = h
+            best = max(best, h)
+    return best
+
+
+def reference(q, seqs, M, go, ge):
+    M64 = np.asarray(M, np.int64)
+    q64 = np.asarray(q, np.int64)
+    return np.array([_sw(q64, np.asarray(s, np.int64), M64, go, ge) for s in seqs], dtype=np.int64)
+
+
+def concat(seqs):
+    off = np.zeros(len(seqs) + 1, np.int64)
+    off[1:] = np.cumsum([len(s) for s in seqs])
+    res = np.concatenate([np.asarray(s, np.uint8) for s in seqs]) if seqs else np.zeros(0, np.uint8)
+    return res.astype(np.uint8), off
+
+
+def random_matrix(rng, K, lo=-4, hi=6):
+    M = rng.integers(lo, hi, size=(K, K)).astype(np.int32)
+    M[0, 0] = max(M[0, 0], 1)
+    return M
+
+
+@pytest.fixture(scope="module")
+def rng():
+    return np.random.default_rng(20240611)
+
+
+def check(eng, queries, seqs, M, go, ge):
+    for q in queries:
+        got = eng.scores(q)
+        assert got.dtype == np.int32 and got.shape == (len(seqs),)
+        np.testing.assert_array_equal(got.astype(np.int64), reference(q, seqs, M, go, ge))
+
+
+def test_edge_lengths(rng):
+    M = random_matrix(rng, 26)
+    seqs = [rng.integers(0, 26, size=L).astype(np.uint8)
+            for L in [0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 33, 64, 65, 129, 300, 1000, 2500]]
+    eng = CudaSearchEngine(M, 11, 1)
+    eng.load_database(*concat(seqs))
+    queries = [rng.integers(0, 26, size=L).astype(np.uint8) for L in (1, 2, 3, 47, 48, 49, 200, 777)]
+    check(eng, queries, seqs, M, 11, 1)
+    assert np.array_equal(eng.scores(np.zeros(0, np.uint8)), np.zeros(len(seqs), np.int32))
+    assert set(eng.last_timing) >= {"kernel", "overflow_rerun", "d2h", "total"}
+
+
+@pytest.mark.parametrize("tile", VARIANTS)
+def test_every_tile_shape(rng, tile):
+    M = random_matrix(rng, 20)
+    seqs = [rng.integers(0, 20, size=int(L)).astype(np.uint8) for L in rng.integers(0, 700, size=60)]
+    eng = CudaSearchEngine(M, 6, 2)
+    eng.config_override = tile
+    eng.load_database(*concat(seqs))
+    check(eng, [rng.integers(0, 20, size=L).astype(np.uint8) for L in (1, 130, 400)], seqs, M, 6, 2)
+
+
+def test_overflow_rerun(rng):
+    # 900 per match: a 40-letter identity already exceeds 16 bits
+    M = np.full((4, 4), -200, np.int32)
+    np.fill_diagonal(M, 900)
+    q = rng.integers(0, 4, size=120).astype(np.uint8)
+    seqs = [q.copy(), q[10:90].copy(), q[:20].copy()]
+    seqs += [rng.integers(0, 4, size=int(L)).astype(np.uint8) for L in rng.integers(0, 150, size=30)]
+    eng = CudaSearchEngine(M, 300, 40)
+    eng.load_database(*concat(seqs))
+    check(eng, [q, q[:50], q[:5]], seqs, M, 300, 40)
+    eng.scores(q)
+    assert eng.last_config["rerun_pairs"] >= 1
+
+
+def test_long_sequences(rng):
+    M = random_matrix(rng, 5, -3, 3)
+    seqs = [rng.integers(0, 5, size=L).astype(np.uint8) for L in (10_500, 3, 0, 1)]
+    eng = CudaSearchEngine(M, 5, 2)
+    eng.load_database(*concat(seqs))
+    check(eng, [rng.integers(0, 5, size=L).astype(np.uint8) for L in (1, 11_000)], seqs, M, 5, 2)
+
+
+def test_scores_many_matches_scores(rng):
+    M = random_matrix(rng, 26)
+    seqs = [rng.integers(0, 26, size=int(L)).astype(np.uint8) for L in rng.integers(1, 400, size=41)]
+    eng = CudaSearchEngine(M, 10, 1)
+    eng.load_database(*concat(seqs))
+    qs = [rng.integers(0, 26, size=L).astype(np.uint8) for L in (5, 150, 0, 333)]
+    many = eng.scores_many(qs)
+    for q, got in zip(qs, many):
+        np.testing.assert_array_equal(got, eng.scores(q))
+
+
+def test_asymmetric_matrix_and_linear_gaps(rng):
+    M = rng.integers(-8, 9, size=(32, 32)).astype(np.int32)
+    seqs = [rng.integers(0, 32, size=int(L)).astype(np.uint8) for L in rng.integers(0, 300, size=25)]
+    for go, ge in ((9, 2), (4, 4), (6, 0)):
+        eng = CudaSearchEngine(M, go, ge)
+        eng.load_database(*concat(seqs))
+        check(eng, [rng.integers(0, 32, size=L).astype(np.uint8) for L in (9, 210)], seqs, M, go, ge)
+
+
+def test_pair_layout_covers_every_sequence():
+    off = np.array([0, 3, 3, 10, 11, 11], np.int64)
+    lay = pair_layout(off)
+    ids = sorted(int(x) for x in lay["porig"].ravel() if x >= 0)
+    assert ids == [0, 1, 2, 3, 4]
+    assert np.all(lay["plen"] % 4 == 0) and np.all(lay["la"] >= lay["lb"])
+
+
+def test_bad_codes_rejected():
+    eng = CudaSearchEngine(np.eye(4, dtype=np.int32), 2, 1)
+    with pytest.raises(ValueError):
+        eng.load_database(np.array([0, 4], np.uint8), np.array([0, 2]))
+    eng.load_database(np.array([0, 3], np.uint8), np.array([0, 2]))
+    with pytest.raises(ValueError):
+        eng.scores(np.array([5], np.uint8))
