@@ -68,8 +68,14 @@ class Screener:
     """Scores DNA pairs in bulk.
 
     ``kernel``: ``bitwise`` (bit-sliced BPBC), ``wordwise`` (one pair per
-    thread/lane) or ``auto`` (the faster for the engine: bit-sliced on both).
+    thread on the GPU; the scalar pairwise engine on the CPU) or ``auto``, the
+    faster as measured: on the CPU bit-sliced (6-11x the scalar engine); on an
+    H100 word-wise (DPX) while targets are at most ``WORDWISE_MAX_TARGET``
+    long, bit-sliced beyond (see BENCHMARKS.md).
     """
+
+    #: Longest target for which ``auto`` picks the word-wise kernel on the GPU.
+    WORDWISE_MAX_TARGET = 16384
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None):
         if kernel not in KERNELS:
@@ -77,7 +83,7 @@ class Screener:
         self.match, self.mismatch = match_mismatch_of(scoring)
         self.scoring = scoring
         self.device = resolve_device(device)
-        self.kernel = "bitwise" if kernel == "auto" else kernel
+        self.kernel = kernel
         self.threads = max(1, threads or os.cpu_count() or 1)
         self.last_timings = None
 
@@ -88,14 +94,18 @@ class Screener:
         qs = [q.codes for q in queries]
         ts = [t.codes for t in targets]
         args = (qs, ts, self.match, self.mismatch, self.scoring.gap_open, self.scoring.gap_extend)
+        kernel = self.kernel
         if self.device == "cuda":
             from ..engines.cuda.screen import screen_scores_cuda_timed
 
-            scores, self.last_timings = screen_scores_cuda_timed(*args, kernel=self.kernel)
+            if kernel == "auto":
+                longest = max((max(len(q), len(t)) for q, t in zip(qs, ts)), default=0)
+                kernel = "wordwise" if longest <= self.WORDWISE_MAX_TARGET else "bitwise"
+            scores, self.last_timings = screen_scores_cuda_timed(*args, kernel=kernel)
             return scores
         from ..engines.cpu import bitsliced
 
-        if self.kernel == "bitwise":
+        if kernel in ("bitwise", "auto"):
             return bitsliced.screen_scores_bitsliced(*args)
         return bitsliced.screen_scores_scalar(*args)
 

@@ -1,0 +1,163 @@
+"""Bit-sliced (64 pairs per word) and scalar CPU screening kernels against a
+pure-Python Gotoh reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swgpu.engines.cpu.bitsliced import (
+    WORD,
+    screen_scores_bitsliced,
+    screen_scores_scalar,
+    score_bits,
+)
+from swgpu.exceptions import InputError, ScoringError
+
+N = 4
+NEG = -(10**9)
+
+SCORINGS = [
+    (2, -1, 1, 1),  # linear (benchmark)
+    (2, -3, 5, 2),  # affine (benchmark)
+    (1, -2, 1, 3),  # affine, open < extend
+    (3, 0, 0, 0),  # free gaps, mismatch 0
+    (5, -4, 9, 1),
+    (1000, -1500, 2000, 300),  # scores beyond 16 bits
+]
+
+
+def gotoh(q, t, match, mismatch, gap_open, gap_extend) -> int:
+    """Best local score, H = max(0, Hdiag + s, E, F), straight from the definition."""
+    m = len(q)
+    best = 0
+    H = [0] * (m + 1)  # H[i][j-1], row i at index i+1
+    E = [NEG] * (m + 1)
+    for tj in t:
+        diag, f, hup = 0, NEG, 0
+        for i in range(m):
+            s = match if (q[i] == tj and q[i] != N) else mismatch
+            e = max(E[i + 1] - gap_extend, H[i + 1] - gap_open)
+            f = max(f - gap_extend, hup - gap_open)
+            h = max(0, diag + s, e, f)
+            diag, H[i + 1], E[i + 1], hup = H[i + 1], h, e, h
+            best = max(best, h)
+    return best
+
+
+def reference(qs, ts, params) -> np.ndarray:
+    return np.array([gotoh(q.tolist(), t.tolist(), *params) for q, t in zip(qs, ts)], dtype=np.int32)
+
+
+def random_pairs(rng, count, max_len, n_frac=0.05):
+    qs, ts = [], []
+    for i in range(count):
+        m = int(rng.integers(0, max_len + 1))
+        n = int(rng.integers(0, max_len + 1))
+        q = rng.integers(0, 4, m).astype(np.uint8)
+        t = rng.integers(0, 4, n).astype(np.uint8)
+        q[rng.random(m) < n_frac] = N
+        t[rng.random(n) < n_frac] = N
+        if i % 5 == 0 and min(m, n) > 4:  # plant a shared stretch
+            a = int(rng.integers(0, min(m, n) // 2))
+            t[a : a + min(m, n) // 2] = q[: min(m, n) // 2]
+        qs.append(q)
+        ts.append(t)
+    return qs, ts
+
+
+def special_pairs():
+    A = np.array
+    u8 = np.uint8
+    return [
+        (A([0, 1, 2, 3] * 10, u8), A([0, 1, 2, 3] * 10, u8)),  # identical: largest score
+        (A([2] * 37, u8), A([2] * 37, u8)),
+        (A([N] * 12, u8), A([N] * 12, u8)),  # all N: 0
+        (A([0, N, 1], u8), A([N, N, N, N], u8)),
+        (A([1], u8), A([1], u8)),  # length 1
+        (A([1], u8), A([2], u8)),
+        (A([3], u8), A([0, 1, 2, 3, 0], u8)),
+        (A([], u8), A([0, 1], u8)),  # empty
+        (A([0, 1], u8), A([], u8)),
+        (A([], u8), A([], u8)),
+        (A([0, 1, 2, 3, 3, 2, 1, 0] * 9, u8), A([0, 1, 2, 3] * 3, u8)),  # query longer
+        (A([0, 1, 2, 3, 2, 2, 2, 1, 0, 3, 3], u8), A([0, 1, 2, 3, 1, 0, 3, 3], u8)),  # gapped
+    ]
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    rng = np.random.default_rng(20240607)
+    qs, ts = random_pairs(rng, 150, 40)
+    for q, t in special_pairs():
+        qs.append(q)
+        ts.append(t)
+    return qs, ts
+
+
+@pytest.mark.parametrize("params", SCORINGS, ids=[f"{a}/{b}/{c}/{d}" for a, b, c, d in SCORINGS])
+def test_bitsliced_and_scalar_match_reference(pairs, params):
+    qs, ts = pairs
+    ref = reference(qs, ts, params)
+    got = screen_scores_bitsliced(qs, ts, *params)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, ref)
+    if params[3] <= params[2]:  # the pairwise engine (like every Scoring) needs extend <= open
+        np.testing.assert_array_equal(screen_scores_scalar(qs, ts, *params), ref)
+
+
+def test_special_values(pairs):
+    qs, ts = [p[0] for p in special_pairs()], [p[1] for p in special_pairs()]
+    got = screen_scores_bitsliced(qs, ts, 2, -3, 5, 2)
+    assert got[0] == 80 and got[1] == 74  # identical pairs score m * match
+    assert got[2] == 0 and got[3] == 0  # N matches nothing, not even N
+    assert got[4] == 2 and got[5] == 0 and got[6] == 2
+    assert got[7] == got[8] == got[9] == 0
+
+
+def test_padding_with_n_never_changes_a_score():
+    """Pairs of one word are padded with N to the longest; compare with each pair alone."""
+    rng = np.random.default_rng(7)
+    qs, ts = random_pairs(rng, WORD + 9, 30, n_frac=0.0)
+    for params in [(2, -1, 1, 1), (2, -3, 5, 2), (1, 0, 0, 0)]:
+        together = screen_scores_bitsliced(qs, ts, *params)
+        alone = np.array([screen_scores_bitsliced([q], [t], *params)[0] for q, t in zip(qs, ts)])
+        padded = screen_scores_bitsliced([np.r_[q, [N] * 7].astype(np.uint8) for q in qs],
+                                         [np.r_[t, [N] * 11].astype(np.uint8) for t in ts], *params)
+        np.testing.assert_array_equal(together, alone)
+        np.testing.assert_array_equal(padded, alone)
+        np.testing.assert_array_equal(alone, reference(qs, ts, params))
+
+
+def test_many_words_and_batches():
+    """More than one batch of 16 words, with mixed shapes."""
+    rng = np.random.default_rng(3)
+    qs, ts = random_pairs(rng, 16 * WORD + 70, 12)
+    params = (2, -3, 5, 2)
+    np.testing.assert_array_equal(screen_scores_bitsliced(qs, ts, *params), reference(qs, ts, params))
+
+
+def test_largest_score_needs_exact_bits():
+    """min(m, n) * match = 2^k exactly: the bit width must hold it without wrap."""
+    for length, match in [(64, 2), (32, 4), (128, 1), (255, 1), (256, 1)]:
+        q = np.full(length, 1, np.uint8)
+        bound = length * match
+        assert score_bits(bound) == bound.bit_length()
+        for params in [(match, -1, 1, 1), (match, -3, 5, 2)]:
+            assert screen_scores_bitsliced([q], [q.copy()], *params)[0] == bound
+
+
+def test_strings_and_errors():
+    assert screen_scores_bitsliced(["ACGTN"], ["acgtn"], 2, -3, 5, 2).tolist() == [8]
+    assert screen_scores_scalar(["ACGTRY"], ["ACGTRY"], 2, -3, 5, 2).tolist() == [8]
+    assert screen_scores_bitsliced([], [], 2, -3, 5, 2).shape == (0,)
+    with pytest.raises(InputError):
+        screen_scores_bitsliced(["ACGT"], [], 2, -3, 5, 2)
+    with pytest.raises(InputError):
+        screen_scores_bitsliced([np.array([0, 5], np.uint8)], [np.array([0], np.uint8)], 2, -3, 5, 2)
+    with pytest.raises(ScoringError):
+        screen_scores_bitsliced(["A"], ["A"], 2, 1, 5, 2)
+    with pytest.raises(ScoringError):
+        screen_scores_bitsliced(["A"], ["A"], 0, -1, 5, 2)
+    with pytest.raises(ScoringError):
+        screen_scores_scalar(["A"], ["A"], 2, -1, -1, 2)
