@@ -38,20 +38,20 @@ from .sequence import Sequence
 __all__ = ["Alignment", "cigar_to_ops", "ops_to_cigar", "score_ops"]
 
 _CIGAR_RE = re.compile(r"(\d+)([=XIDM])")
+_VALID_OP = np.zeros(256, dtype=bool)
+_VALID_OP[np.frombuffer(b"=XMID", dtype=np.uint8)] = True
 
 
 def ops_to_cigar(ops: str) -> str:
     """Run-length encode an op string (``"==X"`` -> ``"2=1X"``)."""
-    out = []
-    i = 0
-    n = len(ops)
-    while i < n:
-        j = i
-        while j < n and ops[j] == ops[i]:
-            j += 1
-        out.append(f"{j - i}{ops[i]}")
-        i = j
-    return "".join(out)
+    if not ops:
+        return ""
+    b = np.frombuffer(ops.encode("ascii"), dtype=np.uint8)
+    change = np.ones(b.size, dtype=bool)
+    change[1:] = b[1:] != b[:-1]
+    starts = np.flatnonzero(change)
+    lengths = np.diff(np.append(starts, b.size))
+    return "".join(f"{n}{ops[k]}" for k, n in zip(starts.tolist(), lengths.tolist()))
 
 
 def cigar_to_ops(cigar: str) -> str:
@@ -139,47 +139,34 @@ class Alignment:
         ``I`` and ``D`` for gaps. The score is recomputed from the path when not given.
         """
         q, t = query.codes, target.codes
-        unknown = query.alphabet.unknown_code
-        i, j = query_start, target_start
-        qa, ta, ml, resolved = [], [], [], []
-        matches = mismatches = gap_opens = gaps = 0
-        prev = ""
-        qtext, ttext = query.text, target.text
-        for op in ops:
-            if op in "=XM":
-                same = q[i] == t[j] and q[i] != unknown
-                qa.append(qtext[i])
-                ta.append(ttext[j])
-                if same:
-                    matches += 1
-                    ml.append("|")
-                    resolved.append("=")
-                else:
-                    mismatches += 1
-                    ml.append(":" if scoring.matrix.values[q[i], t[j]] > 0 else ".")
-                    resolved.append("X")
-                i += 1
-                j += 1
-            elif op == "I":
-                qa.append(qtext[i])
-                ta.append("-")
-                ml.append(" ")
-                resolved.append("I")
-                i += 1
-            elif op == "D":
-                qa.append("-")
-                ta.append(ttext[j])
-                ml.append(" ")
-                resolved.append("D")
-                j += 1
-            else:
-                raise ValueError(f"unknown alignment op {op!r}")
-            if op in "ID":
-                gaps += 1
-                if op != prev:
-                    gap_opens += 1
-            prev = op
-        ops_resolved = "".join(resolved)
+        opb = np.frombuffer(ops.encode("ascii"), dtype=np.uint8)
+        bad = ~_VALID_OP[opb]
+        if bad.any():
+            raise ValueError(f"unknown alignment op {chr(opb[np.argmax(bad)])!r}")
+        is_pair = (opb == ord("=")) | (opb == ord("X")) | (opb == ord("M"))
+        uses_q = is_pair | (opb == ord("I"))
+        uses_t = is_pair | (opb == ord("D"))
+        qi = query_start + np.cumsum(uses_q) - uses_q  # query index of each column (where it uses one)
+        tj = target_start + np.cumsum(uses_t) - uses_t
+        query_end = query_start + int(uses_q.sum())
+        target_end = target_start + int(uses_t.sum())
+        if query_end > len(query) or target_end > len(target):
+            raise ValueError("alignment ops run past the end of a sequence")
+        qtext = np.frombuffer(query.text.encode("latin-1"), dtype=np.uint8)
+        ttext = np.frombuffer(target.text.encode("latin-1"), dtype=np.uint8)
+        gap = np.uint8(ord("-"))
+        qa = np.where(uses_q, qtext[np.minimum(qi, max(len(query) - 1, 0))] if len(query) else gap, gap)
+        ta = np.where(uses_t, ttext[np.minimum(tj, max(len(target) - 1, 0))] if len(target) else gap, gap)
+        qc, tc = q[qi[is_pair]], t[tj[is_pair]]
+        same = (qc == tc) & (qc != query.alphabet.unknown_code)
+        ml = np.full(opb.shape, ord(" "), dtype=np.uint8)
+        ml[is_pair] = np.where(same, ord("|"), np.where(scoring.matrix.values[qc, tc] > 0, ord(":"), ord(".")))
+        resolved = opb.copy()
+        resolved[is_pair] = np.where(same, ord("="), ord("X"))
+        is_gap = ~is_pair
+        starts_run = np.ones(opb.shape, dtype=bool)
+        starts_run[1:] = opb[1:] != opb[:-1]
+        matches = int(same.sum())
         if score is None:
             score = score_ops(q, t, query_start, target_start, ops, scoring)
         return cls(
@@ -189,17 +176,17 @@ class Alignment:
             query_length=len(query),
             target_length=len(target),
             query_start=query_start,
-            query_end=i,
+            query_end=query_end,
             target_start=target_start,
-            target_end=j,
-            cigar=ops_to_cigar(ops_resolved),
-            query_aligned="".join(qa),
-            target_aligned="".join(ta),
-            match_line="".join(ml),
+            target_end=target_end,
+            cigar=ops_to_cigar(resolved.tobytes().decode("ascii")),
+            query_aligned=qa.tobytes().decode("latin-1"),
+            target_aligned=ta.tobytes().decode("latin-1"),
+            match_line=ml.tobytes().decode("ascii"),
             matches=matches,
-            mismatches=mismatches,
-            gap_opens=gap_opens,
-            gaps=gaps,
+            mismatches=int(is_pair.sum()) - matches,
+            gap_opens=int((is_gap & starts_run).sum()),
+            gaps=int(is_gap.sum()),
         )
 
     def to_dict(self) -> dict:
