@@ -1,4 +1,6 @@
-"""parasail as an independent oracle: the same scoring, laid onto its matrices."""
+"""Test oracles: parasail (an independent peer) with the same scoring laid onto
+its matrices, and a plain-Python Gotoh score for match/mismatch DNA pairs that
+accepts any gap costs (also open < extend, which Scoring refuses)."""
 
 from __future__ import annotations
 
@@ -36,3 +38,29 @@ def parasail_score(q_codes, t_codes, scoring) -> int:
     r = parasail.sw_scan_32(alpha.decode(q_codes), alpha.decode(t_codes), scoring.gap_open, scoring.gap_extend,
                                parasail_matrix(scoring))
     return int(r.score)
+
+
+N = 4  # the DNA unknown code: a mismatch against everything, itself included
+NEG = -(10**9)
+
+
+def gotoh(q, t, match, mismatch, gap_open, gap_extend) -> int:
+    """Best local score of code lists, H = max(0, Hdiag + s, E, F), straight from the definition."""
+    m = len(q)
+    best = 0
+    H = [0] * (m + 1)  # H[i][j-1], row i at index i+1
+    E = [NEG] * (m + 1)
+    for tj in t:
+        diag, f, hup = 0, NEG, 0
+        for i in range(m):
+            s = match if (q[i] == tj and q[i] != N) else mismatch
+            e = max(E[i + 1] - gap_extend, H[i + 1] - gap_open)
+            f = max(f - gap_extend, hup - gap_open)
+            h = max(0, diag + s, e, f)
+            diag, H[i + 1], E[i + 1], hup = H[i + 1], h, e, h
+            best = max(best, h)
+    return best
+
+
+def gotoh_scores(qs, ts, params) -> np.ndarray:
+    return np.array([gotoh(q.tolist(), t.tolist(), *params) for q, t in zip(qs, ts)], dtype=np.int32)

@@ -14,8 +14,7 @@ from swgpu.engines.cpu.bitsliced import (
 )
 from swgpu.exceptions import InputError, ScoringError
 
-N = 4
-NEG = -(10**9)
+from oracle import N, gotoh_scores
 
 SCORINGS = [
     (2, -1, 1, 1),  # linear (benchmark)
@@ -27,26 +26,6 @@ SCORINGS = [
 ]
 
 
-def gotoh(q, t, match, mismatch, gap_open, gap_extend) -> int:
-    """Best local score, H = max(0, Hdiag + s, E, F), straight from the definition."""
-    m = len(q)
-    best = 0
-    H = [0] * (m + 1)  # H[i][j-1], row i at index i+1
-    E = [NEG] * (m + 1)
-    for tj in t:
-        diag, f, hup = 0, NEG, 0
-        for i in range(m):
-            s = match if (q[i] == tj and q[i] != N) else mismatch
-            e = max(E[i + 1] - gap_extend, H[i + 1] - gap_open)
-            f = max(f - gap_extend, hup - gap_open)
-            h = max(0, diag + s, e, f)
-            diag, H[i + 1], E[i + 1], hup = H[i + 1], h, e, h
-            best = max(best, h)
-    return best
-
-
-def reference(qs, ts, params) -> np.ndarray:
-    return np.array([gotoh(q.tolist(), t.tolist(), *params) for q, t in zip(qs, ts)], dtype=np.int32)
 
 
 def random_pairs(rng, count, max_len, n_frac=0.05):
@@ -98,7 +77,7 @@ def pairs():
 @pytest.mark.parametrize("params", SCORINGS, ids=[f"{a}/{b}/{c}/{d}" for a, b, c, d in SCORINGS])
 def test_bitsliced_and_scalar_match_reference(pairs, params):
     qs, ts = pairs
-    ref = reference(qs, ts, params)
+    ref = gotoh_scores(qs, ts, params)
     got = screen_scores_bitsliced(qs, ts, *params)
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, ref)
@@ -126,7 +105,7 @@ def test_padding_with_n_never_changes_a_score():
                                          [np.r_[t, [N] * 11].astype(np.uint8) for t in ts], *params)
         np.testing.assert_array_equal(together, alone)
         np.testing.assert_array_equal(padded, alone)
-        np.testing.assert_array_equal(alone, reference(qs, ts, params))
+        np.testing.assert_array_equal(alone, gotoh_scores(qs, ts, params))
 
 
 def test_many_words_and_batches():
@@ -134,7 +113,7 @@ def test_many_words_and_batches():
     rng = np.random.default_rng(3)
     qs, ts = random_pairs(rng, 16 * WORD + 70, 12)
     params = (2, -3, 5, 2)
-    np.testing.assert_array_equal(screen_scores_bitsliced(qs, ts, *params), reference(qs, ts, params))
+    np.testing.assert_array_equal(screen_scores_bitsliced(qs, ts, *params), gotoh_scores(qs, ts, params))
 
 
 def test_largest_score_needs_exact_bits():

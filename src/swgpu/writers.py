@@ -414,7 +414,26 @@ def format_pairwise(a: Alignment, scoring: Scoring | None = None, width: int = _
     return "\n".join(lines) + "\n"
 
 
-class OutputFile:
+class _AtomicOutput:
+    """``with`` support: :meth:`close` on success, :meth:`abort` on an exception."""
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def abort(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+class OutputFile(_AtomicOutput):
     """A text output that appears whole or not at all.
 
     ``path`` ``None`` or ``"-"`` is standard output, an object with ``write`` is
@@ -505,17 +524,8 @@ class OutputFile:
             pass
         self._tmp = None
 
-    def __enter__(self) -> "OutputFile":
-        return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
-
-
-class AlignmentWriter:
+class AlignmentWriter(_AtomicOutput):
     """Write alignments in one of :data:`FORMATS`, atomically when writing a file.
 
     ``path`` is a file path, ``None`` or ``"-"`` for standard output, or an open
@@ -633,15 +643,6 @@ class AlignmentWriter:
     def abort(self) -> None:
         """Stop without producing output: a temporary file is removed, ``path`` left alone."""
         self._out.abort()
-
-    def __enter__(self) -> "AlignmentWriter":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
-            self.close()
-        else:
-            self.abort()
 
     def __repr__(self) -> str:
         where = self.path if self.path is not None else "<stream>"
