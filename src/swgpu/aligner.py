@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from .alignment import Alignment
 from .alphabet import Alphabet
-from .engines import resolve_device
 from .exceptions import EngineError, InputError
 from .scoring import Scoring
 from .sequence import Sequence
@@ -38,10 +37,9 @@ class Aligner:
     """
 
     def __init__(self, scoring: Scoring | None = None, device: str = "auto"):
+        if (device or "auto").lower() not in ("auto", "cpu"):
+            raise EngineError(f"device {device!r}: pairwise traceback runs on the CPU engine; use 'cpu' or 'auto'")
         self.scoring = scoring
-        engine = resolve_device(device)
-        if engine == "cuda" and device.lower() in ("cuda", "gpu"):
-            raise EngineError("pairwise traceback has no CUDA engine; use --device cpu or auto")
         self.device = "cpu"
         from .engines.cpu import pairwise
 
