@@ -1,5 +1,5 @@
-"""CUDA bulk screening kernels (bit-sliced BPBC and word-wise DPX) against a
-pure-Python Gotoh reference. Every test needs a GPU and CuPy (``-m gpu``)."""
+"""CUDA bulk screening kernels (bit-sliced BPBC, word-wise DPX and the
+thread-group DPX kernel) against a pure-Python Gotoh reference. Every test needs a GPU and CuPy (``-m gpu``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 
 from swgpu.engines import cuda_available
 
-N = 4
-NEG = -(10**9)
+from oracle import N, gotoh_scores
 
 pytestmark = [
     pytest.mark.gpu,
@@ -22,30 +21,10 @@ SCORINGS = [
     (1, -2, 1, 3),  # affine, open < extend
     (3, 0, 0, 0),  # free gaps, mismatch 0
 ]
-VARIANTS = [("bitwise", "ballot"), ("bitwise", "swap"), ("wordwise", "ballot")]
-VIDS = ["bitwise-ballot", "bitwise-swap", "wordwise"]
+VARIANTS = [("bitwise", "ballot"), ("bitwise", "swap"), ("wordwise", "ballot"), ("group", "ballot")]
+VIDS = ["bitwise-ballot", "bitwise-swap", "wordwise", "group"]
 
 
-def gotoh(q, t, match, mismatch, gap_open, gap_extend) -> int:
-    """Best local score, H = max(0, Hdiag + s, E, F), straight from the definition."""
-    m = len(q)
-    best = 0
-    H = [0] * (m + 1)
-    E = [NEG] * (m + 1)
-    for tj in t:
-        diag, f, hup = 0, NEG, 0
-        for i in range(m):
-            s = match if (q[i] == tj and q[i] != N) else mismatch
-            e = max(E[i + 1] - gap_extend, H[i + 1] - gap_open)
-            f = max(f - gap_extend, hup - gap_open)
-            h = max(0, diag + s, e, f)
-            diag, H[i + 1], E[i + 1], hup = H[i + 1], h, e, h
-            best = max(best, h)
-    return best
-
-
-def reference(qs, ts, params) -> np.ndarray:
-    return np.array([gotoh(q.tolist(), t.tolist(), *params) for q, t in zip(qs, ts)], dtype=np.int32)
 
 
 def random_pairs(rng, count, m_range, n_range, n_frac=0.05):
@@ -109,7 +88,7 @@ def test_matches_reference(screen, pairs, kernel, transpose, params):
     qs, ts = pairs
     got = screen(qs, ts, *params, kernel=kernel, transpose=transpose)
     assert got.dtype == np.int32
-    np.testing.assert_array_equal(got, reference(qs, ts, params))
+    np.testing.assert_array_equal(got, gotoh_scores(qs, ts, params))
 
 
 @pytest.mark.parametrize("kernel,transpose", VARIANTS, ids=VIDS)
@@ -121,7 +100,7 @@ def test_long_queries_use_strips(screen, kernel, transpose):
     ts += [np.tile(np.arange(4, dtype=np.uint8), 70)]
     for params in [(2, -1, 1, 1), (2, -3, 5, 2)]:
         np.testing.assert_array_equal(screen(qs, ts, *params, kernel=kernel, transpose=transpose),
-                                      reference(qs, ts, params))
+                                      gotoh_scores(qs, ts, params))
 
 
 @pytest.mark.parametrize("kernel,transpose", VARIANTS, ids=VIDS)
@@ -133,7 +112,7 @@ def test_wide_scores(screen, kernel, transpose):
     ts.append(np.full(60, 2, np.uint8))
     for params in [(1000, -1500, 2000, 300), (700, -900, 800, 800)]:
         np.testing.assert_array_equal(screen(qs, ts, *params, kernel=kernel, transpose=transpose),
-                                      reference(qs, ts, params))
+                                      gotoh_scores(qs, ts, params))
 
 
 def test_bitwise_and_wordwise_agree_on_many_pairs(screen):
@@ -143,10 +122,12 @@ def test_bitwise_and_wordwise_agree_on_many_pairs(screen):
     a = screen(qs, ts, *params, kernel="bitwise", transpose="ballot")
     b = screen(qs, ts, *params, kernel="wordwise")
     c = screen(qs, ts, *params, kernel="bitwise", transpose="swap")
+    d = screen(qs, ts, *params, kernel="group")
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(a, d)
     sub = slice(0, 200)
-    np.testing.assert_array_equal(a[sub], reference(qs[sub], ts[sub], params))
+    np.testing.assert_array_equal(a[sub], gotoh_scores(qs[sub], ts[sub], params))
 
 
 def test_timed_phases_and_batches():
@@ -155,8 +136,8 @@ def test_timed_phases_and_batches():
     rng = np.random.default_rng(4)
     qs, ts = random_pairs(rng, 200, (40, 64), (64, 256), n_frac=0.0)
     params = (2, -1, 1, 1)
-    ref = reference(qs[:50], ts[:50], params)
-    for kernel in ("bitwise", "wordwise"):
+    ref = gotoh_scores(qs[:50], ts[:50], params)
+    for kernel in ("bitwise", "wordwise", "group"):
         scores, tm = screen_scores_cuda_timed(qs, ts, *params, kernel=kernel, max_batch_bytes=1 << 14)
         np.testing.assert_array_equal(scores[:50], ref)
         assert len(tm.batches) > 1
@@ -174,7 +155,98 @@ def test_bad_arguments(screen):
         screen(["ACGT"], ["ACGT"], 2, -3, 5, 2, kernel="nope")
     with pytest.raises(EngineError):
         screen(["ACGT"], ["ACGT"], 2, -3, 5, 2, transpose="nope")
+    from swgpu.engines.cuda.screen import screen_scores_cuda_timed
+
+    with pytest.raises(EngineError):
+        screen_scores_cuda_timed(["ACGT"], ["ACGT"], 2, -3, 5, 2, kernel="group", group_size=6)
     with pytest.raises(ScoringError):
         screen(["ACGT"], ["ACGT"], 2, 3, 5, 2)
     assert screen([], [], 2, -3, 5, 2).shape == (0,)
     assert screen(["ACGTN"], ["ACGTN"], 2, -3, 5, 2).tolist() == [8]
+
+
+# ----------------------------------------------------------------------------
+# The group kernel: every group size, several passes, 16/32-bit lanes
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("group_size", [4, 8, 16, 32])
+@pytest.mark.parametrize("params", [SCORINGS[1], SCORINGS[3]], ids=["2/-3/5/2", "3/0/0/0"])
+def test_group_sizes(pairs, group_size, params):
+    """Every group size on the mixed pairs (all-N, length 1, empty, unequal lengths)."""
+    from swgpu.engines.cuda.screen import screen_scores_cuda_timed
+
+    qs, ts = pairs
+    got, tm = screen_scores_cuda_timed(qs, ts, *params, kernel="group", group_size=group_size)
+    np.testing.assert_array_equal(got, gotoh_scores(qs, ts, params))
+    assert all(b["group_size"] == group_size for b in tm.batches)
+    assert tm.transpose_ms == 0.0 or tm.transpose_ms < 0.05
+
+
+@pytest.mark.parametrize("group_size", [4, 8])
+def test_group_several_passes(group_size):
+    """Queries longer than one tile of G*R rows: the boundary row goes through global memory."""
+    from swgpu.engines.cuda.screen import screen_scores_cuda_timed
+
+    rng = np.random.default_rng(31)
+    qs, ts = random_pairs(rng, 24, (140, 160), (150, 280), n_frac=0.03)
+    qs += [np.tile(np.arange(4, dtype=np.uint8), 40)]
+    ts += [np.tile(np.arange(4, dtype=np.uint8), 40)]
+    for params in [(2, -1, 1, 1), (2, -3, 5, 2), (1000, -1500, 2000, 300)]:
+        got, tm = screen_scores_cuda_timed(qs, ts, *params, kernel="group", group_size=group_size)
+        assert max(b["strips"] for b in tm.batches) > 1
+        np.testing.assert_array_equal(got, gotoh_scores(qs, ts, params))
+
+
+def test_group_long_queries_default_shape(screen):
+    """Queries past the largest tile (32 x 16 rows): several passes with the default shape."""
+    rng = np.random.default_rng(32)
+    qs, ts = random_pairs(rng, 4, (530, 600), (560, 640), n_frac=0.02)
+    params = (2, -3, 5, 2)
+    np.testing.assert_array_equal(screen(qs, ts, *params, kernel="group"), gotoh_scores(qs, ts, params))
+
+
+@pytest.mark.parametrize("match", [2, 30, 33])
+def test_group_identical_pairs(screen, match):
+    """Identical pairs reach the largest scores: 30 * 1000 still uses 16-bit lanes, 33 * 1000 needs 32-bit."""
+    rng = np.random.default_rng(33)
+    base = rng.integers(0, 4, 1000).astype(np.uint8)
+    qs = [base, base[:700], base[:333], np.full(1000, 2, np.uint8)]
+    ts = [base.copy(), base[:700].copy(), base[:333].copy(), np.full(1000, 2, np.uint8)]
+    got = screen(qs, ts, match, -3, 5, 2, kernel="group")
+    np.testing.assert_array_equal(got, [1000 * match, 700 * match, 333 * match, 1000 * match])
+
+
+@pytest.mark.parametrize("params", [(2, -3, 5, 2), (2, -1, 1, 1)], ids=["affine", "linear"])
+def test_group_matches_cpu_on_read_like_pairs(screen, params):
+    """A few thousand pairs shaped like the GASAL2 reads (150 x 152..277) against the CPU kernels."""
+    from swgpu.engines.cpu import bitsliced
+
+    rng = np.random.default_rng(34)
+    qs, ts = random_pairs(rng, 3000, (150, 150), (152, 277), n_frac=0.01)
+    for i in range(0, 3000, 7):  # read-like: the query mostly inside the target
+        a = int(rng.integers(0, ts[i].size - 150 + 1))
+        ts[i][a : a + 150] = qs[i]
+        ts[i][a + int(rng.integers(0, 150))] = int(rng.integers(0, 5))
+    got = screen(qs, ts, *params, kernel="group")
+    np.testing.assert_array_equal(got, bitsliced.screen_scores_bitsliced(qs, ts, *params))
+    np.testing.assert_array_equal(got, screen(qs, ts, *params, kernel="wordwise"))
+    sub = slice(0, 40)
+    np.testing.assert_array_equal(got[sub], gotoh_scores(qs[sub], ts[sub], params))
+
+
+def test_screener_auto_picks_group_for_small_batches():
+    from swgpu import Scoring, Sequence
+    from swgpu.workloads.screen import Screener
+
+    rng = np.random.default_rng(35)
+    qs, ts = random_pairs(rng, 50, (20, 150), (150, 277))
+    letters = np.array(list("ACGTN"))
+    queries = [Sequence.from_text(f"q{i}", "".join(letters[q])) for i, q in enumerate(qs)]
+    targets = [Sequence.from_text(f"t{i}", "".join(letters[t])) for i, t in enumerate(ts)]
+    scoring = Scoring.default("dna")
+    scr = Screener(scoring, device="cuda")
+    got = scr.scores(queries, targets)
+    assert scr.last_timings.kernel == "group"
+    params = (scr.match, scr.mismatch, scoring.gap_open, scoring.gap_extend)
+    np.testing.assert_array_equal(got, gotoh_scores([q.codes for q in queries], [t.codes for t in targets], params))

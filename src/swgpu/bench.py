@@ -170,7 +170,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
             else:
                 from .engines.cpu import bitsliced
 
-                fn = bitsliced.screen_scores_bitsliced if kernel == "bitwise" else bitsliced.screen_scores_scalar
+                fn = bitsliced.screen_scores_scalar if kernel == "wordwise" else bitsliced.screen_scores_bitsliced
                 fn(qs[:64], ts[:64], match, mismatch, go, ge)
                 t0 = time.perf_counter()
                 fn(qs, ts, match, mismatch, go, ge)

@@ -90,8 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=int, default=None,
                    help="align the pairs scoring at least this and write them in --format "
                         "(without it: a TSV of query, target, score for every pair; --format does not apply)")
-    p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise"], default="auto",
-                   help="bulk kernel: bit-sliced BPBC, word-wise, or auto (default)")
+    p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise", "group"], default="auto",
+                   help="bulk kernel: bit-sliced BPBC, word-wise (a pair per thread), group (threads share a pair; "
+                        "GPU only), or auto (default: the fastest measured for the batch)")
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
     g.add_argument("--match", type=int, help="match score (default 2)")
     g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (default -3)")
@@ -130,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("-n", default="1024,2048,4096,8192,16384,32768,65536", help="target lengths, comma-separated")
     b.add_argument("--scoring", choices=["linear", "affine"], default="linear",
                    help="linear: match 2, mismatch -1, gap 1 (the seed); affine: 2/-3, open 5, extend 2")
-    b.add_argument("--kernels", default="bitwise,wordwise")
+    b.add_argument("--kernels", default="bitwise,wordwise", help="comma-separated: bitwise, wordwise, group (GPU)")
     b.add_argument("--out", default="bench-out")
     b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     b.set_defaults(func=cmd_bench_screen)
@@ -287,9 +288,9 @@ def cmd_bench_screen(args) -> int:
     except ValueError:
         raise InputError(f"-n {args.n!r}: give lengths such as 1024,2048") from None
     kernels = [k for k in args.kernels.split(",") if k]
-    bad = [k for k in kernels if k not in ("bitwise", "wordwise")]
+    bad = [k for k in kernels if k not in ("bitwise", "wordwise", "group")]
     if bad:
-        raise InputError(f"--kernels: unknown {','.join(bad)} (use bitwise, wordwise)")
+        raise InputError(f"--kernels: unknown {','.join(bad)} (use bitwise, wordwise, group)")
     bench_screen(args.pairs, args.m, ns, args.scoring, args.device, kernels, args.out)
     return 0
 

@@ -39,7 +39,7 @@ from ..statistics import Statistics
 
 __all__ = ["Screener", "ScreenResult", "match_mismatch_of", "read_pairs"]
 
-KERNELS = ("auto", "bitwise", "wordwise")
+KERNELS = ("auto", "bitwise", "wordwise", "group")
 
 
 def match_mismatch_of(scoring: Scoring) -> tuple[int, int]:
@@ -68,14 +68,43 @@ class Screener:
     """Scores DNA pairs in bulk.
 
     ``kernel``: ``bitwise`` (bit-sliced BPBC), ``wordwise`` (one pair per
-    thread on the GPU; the scalar pairwise engine on the CPU) or ``auto``, the
-    faster as measured: on the CPU bit-sliced (6-11x the scalar engine); on an
-    H100 word-wise (DPX) while targets are at most ``WORDWISE_MAX_TARGET``
-    long, bit-sliced beyond (see BENCHMARKS.md).
+    thread on the GPU; the scalar pairwise engine on the CPU), ``group`` (a
+    group of 4..32 GPU threads per two pairs; bit-sliced on the CPU) or
+    ``auto``, the faster as measured: on the CPU bit-sliced (6-11x the scalar
+    engine); on the GPU ``group`` while the batch has fewer than
+    ``GROUP_MAX_PAIRS`` pairs, else word-wise (DPX) while targets are at most
+    ``WORDWISE_MAX_TARGET`` long, bit-sliced beyond (see BENCHMARKS.md).
+
+    Why the batch size decides: the word-wise kernel runs one pair per
+    thread, the group kernel ``G / 2`` threads per pair (``G`` = 16 for
+    queries of 97..192 bases), so on small batches only the group kernel has
+    enough threads in flight. Measured on an H100 (CUDA events, end to end
+    including the copies; SW phase in brackets), GCUPS of word-wise vs group:
+
+    ===============================  ==============  ==============
+    pairs                            word-wise       group
+    ===============================  ==============  ==============
+    GASAL2 reads, 20,000 (affine)    298 (409)       1623 (2566)
+    m=128, n=1024, 8,192 (linear)    1251 (1771)     2290 (3400)
+    m=128, n=1024, 16,384            2057 (3535)     2623 (3702)
+    m=128, n=1024, 32,768            2655 (5229)     2796 (3865)
+    m=128, n=1024, 65,536            2732 (5245)     2924 (3951)
+    m=128, n=8192, 32,768            2941 (5297)     3048 (3941)
+    ===============================  ==============  ==============
+
+    The word-wise SW phase reaches its plateau (~5,200 GCUPS) at 32,768
+    pairs, i.e. about 250 threads per SM; below that the group kernel wins
+    the SW phase too, so ``auto`` takes ``group`` for fewer than
+    ``GROUP_MAX_PAIRS`` = 32,768 pairs and keeps the word-wise/bit-sliced
+    rule from there on. (From 32,768 pairs on the group kernel's SW phase is
+    slower; its end-to-end lead there comes only from its smaller host-to-
+    device copy, codes packed two per byte.)
     """
 
     #: Longest target for which ``auto`` picks the word-wise kernel on the GPU.
     WORDWISE_MAX_TARGET = 16384
+    #: Batches with fewer pairs than this go to the ``group`` kernel on the GPU.
+    GROUP_MAX_PAIRS = 32768
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None):
         if kernel not in KERNELS:
@@ -100,12 +129,15 @@ class Screener:
 
             if kernel == "auto":
                 longest = max((max(len(q), len(t)) for q, t in zip(qs, ts)), default=0)
-                kernel = "wordwise" if longest <= self.WORDWISE_MAX_TARGET else "bitwise"
+                if len(qs) < self.GROUP_MAX_PAIRS:
+                    kernel = "group"
+                else:
+                    kernel = "wordwise" if longest <= self.WORDWISE_MAX_TARGET else "bitwise"
             scores, self.last_timings = screen_scores_cuda_timed(*args, kernel=kernel)
             return scores
         from ..engines.cpu import bitsliced
 
-        if kernel in ("bitwise", "auto"):
+        if kernel in ("bitwise", "group", "auto"):
             return bitsliced.screen_scores_bitsliced(*args)
         return bitsliced.screen_scores_scalar(*args)
 

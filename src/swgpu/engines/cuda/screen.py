@@ -11,6 +11,13 @@ Launcher for ``kernels/bpbc.cu``. Two kernels do the same job:
   query rows per register) or plain 32-bit, with Hopper DPX instructions. Its
   "transpose" phase interleaves the target codes in 16-byte chunks so that a
   warp's loads are contiguous.
+* ``kernel="group"`` (``kernels/screen_group.cu``) -- a group of ``G`` threads
+  scores two pairs at once (their scores in the two halves of ``s16x2``
+  registers, or two 32-bit registers), each thread holding ``R`` query rows;
+  H/F pass between threads by warp shuffles. ``G / 2`` threads per pair, for
+  batches too small to fill the GPU with one pair per thread. Codes travel
+  packed two per byte (half the host-to-device bytes). No transpose; targets
+  of different length classes share a launch (see ``_group_batches``).
 
 Scores are exact. ``B`` is the number of bits of the largest reachable score
 ``max(min(m, n)) * match`` of the pairs launched together; every DP value is
@@ -41,7 +48,8 @@ from . import _runtime
 __all__ = ["screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
 
 KERNEL_FILE = "bpbc.cu"
-KERNELS = ("bitwise", "wordwise")
+GROUP_KERNEL_FILE = "screen_group.cu"
+KERNELS = ("bitwise", "wordwise", "group")
 TRANSPOSES = ("ballot", "swap")
 N_CODE = 4
 BLOCK = 128
@@ -141,6 +149,48 @@ def _wordwise_k(m: int, packed: bool) -> int:
         if per * k >= m:
             return k
     return 64
+
+
+# Rows per thread of the group kernel: the compiled choices, the largest for
+# s16x2 and for 32-bit lanes (nvcc 13: at most ~100 registers, no spill), and
+# the rows per thread aimed at when choosing the group size.
+_GROUP_ROWS = (4, 6, 8, 10, 12, 16)
+_GROUP_MAX_ROWS = {True: 16, False: 12}
+_GROUP_ROWS_AIM = 12
+GROUP_SIZES = (4, 8, 16, 32)
+#: The group kernel receives codes packed two per byte (half the host->GPU
+#: bytes; ``False``: one per byte).
+_GROUP_PACK4 = True
+
+
+def _group_packed_ok(bound: int, match: int, mismatch: int, gap_open: int, gap_extend: int) -> bool:
+    """True when every intermediate of the s16x2 group kernel fits in int16 (with margin).
+
+    Values are in ``[-(bound + 1), bound + match]`` (parameters clamped by
+    ``effective_scoring``); the substitution constant is ``match + 7 * (match - mismatch)``.
+    """
+    return (bound + match <= 32000 and match + 7 * (match - mismatch) <= 32000
+            and gap_open <= 32000 and gap_extend <= 32000 and mismatch >= -32000)
+
+
+def _group_shape(m: int, packed: bool, group_size: int | None = None) -> tuple[int, int, int]:
+    """``(G, R, passes)`` for queries of at most ``m`` rows.
+
+    ``G``: the smallest of 4..32 with ``G * _GROUP_ROWS_AIM >= m`` (unless
+    given); ``R``: the fewest rows per thread (from ``_GROUP_ROWS``) that cover
+    ``m`` in the fewest passes of ``G * R`` rows.
+    """
+    rmax = _GROUP_MAX_ROWS[packed]
+    G = group_size
+    if G is None:
+        G = GROUP_SIZES[0]
+        while G < GROUP_SIZES[-1] and G * _GROUP_ROWS_AIM < m:
+            G *= 2
+    m = max(int(m), 1)
+    passes = -(-m // (G * rmax))
+    need = -(-m // (G * passes))
+    R = next(r for r in _GROUP_ROWS if r >= need)
+    return G, R, passes
 
 
 # ----------------------------------------------------------------------------
@@ -275,6 +325,77 @@ def _run_batch(cp, kernel, transpose, qs, ts, idx, m_max, n_max, bound, params, 
         ev[5].record(stream)
     ev[5].synchronize()
 
+    _account(cp, ev, timings, info, rows * m_pad * n_pad)
+    return np.array(out_h[:npairs], dtype=np.int32)
+
+
+def _run_group_batch(cp, qs, ts, idx, nlen, m_max, n_max, bound, params, timings: ScreenTimings,
+                     group_size: int | None = None) -> np.ndarray:
+    """One launch of the group kernel; ``idx`` sorted by target length, so pairs
+    ``2g`` and ``2g + 1`` (group ``g``) have similar targets."""
+    match, mismatch, gap_open, gap_extend = params
+    affine = gap_open != gap_extend
+    npairs = int(idx.size)
+    packed = _group_packed_ok(bound, match, mismatch, gap_open, gap_extend)
+    G, R, passes = _group_shape(m_max, packed, group_size)
+    m_pad = G * R * passes
+    n_pad = _roundup(max(n_max, 1), 32)
+    ngroups = -(-npairs // 2)
+    rows = 2 * ngroups
+    pack4 = bool(_GROUP_PACK4)
+    div = 2 if pack4 else 1
+    name = f"grp_sw<{G},{R},{int(not packed)},{int(affine)},{int(pack4)},{match},{mismatch},{gap_open},{gap_extend}>"
+    info = {"pairs": npairs, "m_max": int(m_max), "n_max": int(n_max), "bits": score_bits(bound), "kernel": name,
+            "group_size": G, "rows_per_thread": R, "m_pad": m_pad, "n_pad": n_pad, "strips": passes}
+
+    mod = _runtime.get_module(GROUP_KERNEL_FILE, (), (name,))
+    sw = mod.get_function(name)
+    qd = cp.empty((rows, m_pad // div), dtype=cp.uint8)
+    td = cp.empty((rows, n_pad // div), dtype=cp.uint8)
+    lend = cp.empty((ngroups,), dtype=cp.int32)
+    scores_d = cp.empty((rows,), dtype=cp.int32)
+    bw = 2 if packed else 4
+    scratch = cp.empty((ngroups * n_pad * bw if passes > 1 else 1,), dtype=cp.uint32)
+
+    t_host = time.perf_counter()
+    qh = _pinned(cp, (rows, m_pad // div), np.uint8)
+    th = _pinned(cp, (rows, n_pad // div), np.uint8)
+    for host, seqs, width in ((qh, qs, m_pad), (th, ts, n_pad)):
+        if pack4:  # two codes per byte, low nibble first
+            tmp = np.empty((rows, width), dtype=np.uint8)
+            _fill(tmp, seqs, idx)
+            np.bitwise_or(tmp[:, 0::2], tmp[:, 1::2] << 4, out=host)
+        else:
+            _fill(host, seqs, idx)
+    lh = _pinned(cp, (ngroups,), np.int32)
+    nl = np.zeros(rows, dtype=np.int32)
+    nl[:npairs] = nlen[idx]
+    lh[:] = nl.reshape(ngroups, 2).max(axis=1)
+    out_h = _pinned(cp, (rows,), np.int32)
+    timings.host_ms += (time.perf_counter() - t_host) * 1e3
+
+    stream = cp.cuda.Stream(non_blocking=True)
+    ev = [cp.cuda.Event() for _ in range(6)]
+    i32 = np.int32
+    with stream:
+        ev[0].record(stream)
+        _h2d(cp, qd, qh, stream)
+        _h2d(cp, td, th, stream)
+        _h2d(cp, lend, lh, stream)
+        ev[1].record(stream)
+        ev[2].record(stream)
+        sw(_grid(ngroups * G), (BLOCK,), (qd, td, lend, scores_d, scratch, i32(ngroups), i32(m_pad), i32(n_pad)))
+        ev[3].record(stream)
+        ev[4].record(stream)
+        _d2h(cp, out_h, scores_d, stream)
+        ev[5].record(stream)
+    ev[5].synchronize()
+    _account(cp, ev, timings, info, rows * m_pad * n_pad)
+    return np.array(out_h[:npairs], dtype=np.int32)
+
+
+def _account(cp, ev, timings: ScreenTimings, info: dict, padded_cells: int) -> None:
+    """Add the phase times between six recorded events to ``timings``."""
     el = [cp.cuda.get_elapsed_time(ev[i], ev[i + 1]) for i in range(5)]
     timings.h2d_ms += el[0]
     timings.transpose_ms += el[1]
@@ -282,10 +403,38 @@ def _run_batch(cp, kernel, transpose, qs, ts, idx, m_max, n_max, bound, params, 
     timings.untranspose_ms += el[3]
     timings.d2h_ms += el[4]
     timings.total_ms += cp.cuda.get_elapsed_time(ev[0], ev[5])
-    timings.padded_cells += rows * m_pad * n_pad
+    timings.padded_cells += padded_cells
     info.update(h2d_ms=el[0], transpose_ms=el[1], sw_ms=el[2], untranspose_ms=el[3], d2h_ms=el[4])
     timings.batches.append(info)
-    return np.array(out_h[:npairs], dtype=np.int32)
+
+
+def _group_batches(mlen: np.ndarray, nlen: np.ndarray, live: np.ndarray, max_batch_bytes: int) -> list:
+    """Launch batches of the group kernel: pairs bucketed by query length class
+    (``_length_class``), sorted by target length, and cut where the longest
+    target would exceed twice the shortest (N padding bytes) or the batch would
+    exceed ``max_batch_bytes``. Unlike the other kernels, targets of different
+    length classes share a launch: each group stops at its own target end, and
+    one launch keeps many pairs in flight."""
+    mkey = np.array([_length_class(a) for a in mlen[live]], dtype=np.int64)
+    order = live[np.lexsort((nlen[live], mkey))]
+    okey = np.sort(mkey, kind="stable")
+    starts = np.flatnonzero(np.r_[True, okey[1:] != okey[:-1]])
+    ends = np.r_[starts[1:], okey.size]
+    out = []
+    for a, b in zip(starts, ends):
+        bucket = order[a:b]
+        m_pad = _roundup(int(mlen[bucket].max()), 128)
+        c = 0
+        while c < bucket.size:
+            n0 = max(int(nlen[bucket[c]]), 32)
+            e = c + int(np.searchsorted(nlen[bucket[c:]], 2 * n0, side="right"))
+            n_pad = _roundup(int(nlen[bucket[e - 1]]), 32)
+            per_pair = m_pad + n_pad + 8 + (8 * n_pad if m_pad > 128 else 0)
+            step = max(64, (max_batch_bytes // per_pair) // 64 * 64)
+            e = min(e, c + step)
+            out.append(bucket[c:e])
+            c = e
+    return out
 
 
 def _batch_bytes(kernel: str, rows: int, m_max: int, n_pad: int, nb: int) -> int:
@@ -301,19 +450,24 @@ def _batch_bytes(kernel: str, rows: int, m_max: int, n_pad: int, nb: int) -> int
 def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int,
                              kernel: str = "bitwise", transpose: str = "ballot",
                              max_batch_bytes: int = MAX_BATCH_BYTES,
-                             rows_per_lane: int | None = None) -> tuple[np.ndarray, ScreenTimings]:
+                             rows_per_lane: int | None = None,
+                             group_size: int | None = None) -> tuple[np.ndarray, ScreenTimings]:
     """Like :func:`screen_scores_cuda`, also returning a :class:`ScreenTimings`.
 
     Phases (CUDA events on one stream): host->GPU copy of the padded codes from
     pinned memory, transpose (bit planes; for ``wordwise`` the 16-byte chunk
     interleave of the targets), the SW kernel,
-    untranspose (0 for ``wordwise``), GPU->host copy of the scores. Kernels are
+    untranspose (0 for ``wordwise``), GPU->host copy of the scores. The
+    ``group`` kernel has no transpose phases (both 0); its host->GPU copy also
+    carries the target length of each pair group. Kernels are
     compiled at first use (NVRTC, cached); call once before timing.
 
     ``max_batch_bytes`` caps the device memory of one launch batch (a bucket of
     similar shapes is split into batches). ``rows_per_lane`` (1, 2 or 4)
     overrides the bit-sliced kernel's query rows per lane, for experiments; the
     default picks the largest that fits the registers (see ``_ROWS_TABLE``).
+    ``group_size`` (4, 8, 16 or 32) overrides the threads per pair group of the
+    ``group`` kernel (default: from the query length, see ``_group_shape``).
     """
     if kernel not in KERNELS:
         raise EngineError(f"unknown screening kernel {kernel!r}: use {' or '.join(KERNELS)}")
@@ -321,6 +475,8 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
         raise EngineError(f"unknown transpose {transpose!r}: use {' or '.join(TRANSPOSES)}")
     if rows_per_lane not in (None, 1, 2, 4):
         raise EngineError(f"rows_per_lane must be 1, 2 or 4, got {rows_per_lane}")
+    if group_size not in (None,) + GROUP_SIZES:
+        raise EngineError(f"group_size must be one of {GROUP_SIZES}, got {group_size}")
     check_scoring(match, mismatch, gap_open, gap_extend)
     qs, ts = as_code_arrays(queries, targets)
     cp = _runtime.cupy()
@@ -342,6 +498,13 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
 
     live = np.flatnonzero(mlen > 0)  # empty pairs score 0
     if live.size == 0:
+        return scores, timings
+    if kernel == "group":
+        for idx in _group_batches(mlen, nlen, live, max_batch_bytes):
+            bnd = score_bound(mlen[idx], nlen[idx], match)
+            params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
+            scores[idx] = _run_group_batch(cp, rows_seq, cols_seq, idx, nlen, int(mlen[idx].max()),
+                                           int(nlen[idx].max()), bnd, params, timings, group_size)
         return scores, timings
     keys = np.array([_length_class(a) for a in mlen[live]], dtype=np.int64) << 32
     keys |= np.array([_length_class(b) for b in nlen[live]], dtype=np.int64)
@@ -372,7 +535,8 @@ def screen_scores_cuda(queries, targets, match: int, mismatch: int, gap_open: in
 
     ``queries``/``targets``: lists of DNA code arrays (``uint8`` 0..4, see
     :data:`swgpu.alphabet.DNA`) or strings, of any lengths (empty pairs score
-    0). ``kernel``: ``"bitwise"`` (bit-sliced BPBC) or ``"wordwise"`` (DPX);
+    0). ``kernel``: ``"bitwise"`` (bit-sliced BPBC), ``"wordwise"`` (DPX, one
+    pair per thread) or ``"group"`` (DPX, a thread group per two pairs);
     ``transpose``: ``"ballot"`` or ``"swap"`` (bitwise only). Returns ``int32``.
     """
     return screen_scores_cuda_timed(queries, targets, match, mismatch, gap_open, gap_extend, kernel, transpose)[0]
