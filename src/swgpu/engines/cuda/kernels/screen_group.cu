@@ -300,6 +300,8 @@ grp_sw(const u8* __restrict__ qcodes, const u8* __restrict__ tcodes, const int* 
         const int* __restrict__, int* __restrict__, u32* __restrict__, int, int, int);
 // GASAL2 reads (m = 150, affine 2/-3/5/2) and the m = 128 benchmark (linear 2/-1/1)
 GRP_INSTANTIATE(16, 10, 0, 1, 2, -3, 5, 2)
+GRP_INSTANTIATE(8, 16, 0, 0, 2, -1, 1, 1)
+GRP_INSTANTIATE(8, 16, 0, 1, 2, -3, 5, 2)
 GRP_INSTANTIATE(16, 8, 0, 0, 2, -1, 1, 1)
 GRP_INSTANTIATE(16, 8, 0, 1, 2, -3, 5, 2)
 // the largest tiles of each lane type
