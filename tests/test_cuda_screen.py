@@ -250,3 +250,17 @@ def test_screener_auto_picks_group_for_small_batches():
     assert scr.last_timings.kernel == "group"
     params = (scr.match, scr.mismatch, scoring.gap_open, scoring.gap_extend)
     np.testing.assert_array_equal(got, gotoh_scores([q.codes for q in queries], [t.codes for t in targets], params))
+
+
+@pytest.mark.parametrize("m", [64, 100, 128])
+@pytest.mark.parametrize("params", [(2, -3, 5, 2), (2, -1, 1, 1)], ids=["affine", "linear"])
+def test_group_default_shape_matches_cpu_on_benchmark_shapes(screen, m, params):
+    """The default group shape for the benchmark's query lengths (e.g. 8 threads x 16 rows at m = 128)."""
+    from swgpu.engines.cpu.bitsliced import screen_scores_bitsliced
+
+    rng = np.random.default_rng(m)
+    qs = list(rng.integers(0, 5, size=(1500, m), dtype=np.uint8))
+    ts = list(rng.integers(0, 4, size=(1500, 700), dtype=np.uint8))
+    for k in range(0, 1500, 7):  # plant related targets so scores are large
+        ts[k] = np.concatenate([ts[k][:200], qs[k], ts[k][200 + m:]])
+    np.testing.assert_array_equal(screen(qs, ts, *params, kernel="group"), screen_scores_bitsliced(qs, ts, *params))
