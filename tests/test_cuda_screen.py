@@ -235,7 +235,7 @@ def test_group_matches_cpu_on_read_like_pairs(screen, params):
     np.testing.assert_array_equal(got[sub], gotoh_scores(qs[sub], ts[sub], params))
 
 
-def test_screener_auto_picks_group_for_small_batches():
+def test_screener_auto_picks_group():
     from swgpu import Scoring, Sequence
     from swgpu.workloads.screen import Screener
 

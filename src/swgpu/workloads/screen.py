@@ -69,42 +69,26 @@ class Screener:
 
     ``kernel``: ``bitwise`` (bit-sliced BPBC), ``wordwise`` (one pair per
     thread on the GPU; the scalar pairwise engine on the CPU), ``group`` (a
-    group of 4..32 GPU threads per two pairs; bit-sliced on the CPU) or
-    ``auto``, the faster as measured: on the CPU bit-sliced (6-11x the scalar
-    engine); on the GPU ``group`` while the batch has fewer than
-    ``GROUP_MAX_PAIRS`` pairs, else word-wise (DPX) while targets are at most
-    ``WORDWISE_MAX_TARGET`` long, bit-sliced beyond (see BENCHMARKS.md).
+    group of 4..32 GPU threads per two pairs, codes packed two per byte;
+    bit-sliced on the CPU) or ``auto``, the fastest measured: bit-sliced on the
+    CPU (6-11x the scalar engine), ``group`` on the GPU.
 
-    Why the batch size decides: the word-wise kernel runs one pair per
-    thread, the group kernel ``G / 2`` threads per pair (``G`` = 16 for
-    queries of 97..192 bases), so on small batches only the group kernel has
-    enough threads in flight. Measured on an H100 (CUDA events, end to end
-    including the copies; SW phase in brackets), GCUPS of word-wise vs group:
+    Measured on an H100, GCUPS end to end (copies included; SW phase in
+    brackets), 2026-11-22 (BENCHMARKS.md):
 
-    ===============================  ==============  ==============
-    pairs                            word-wise       group
-    ===============================  ==============  ==============
-    GASAL2 reads, 20,000 (affine)    298 (409)       1623 (2566)
-    m=128, n=1024, 8,192 (linear)    1251 (1771)     2290 (3400)
-    m=128, n=1024, 16,384            2057 (3535)     2623 (3702)
-    m=128, n=1024, 32,768            2655 (5229)     2796 (3865)
-    m=128, n=1024, 65,536            2732 (5245)     2924 (3951)
-    m=128, n=8192, 32,768            2941 (5297)     3048 (3941)
-    ===============================  ==============  ==============
+    ====================================  ============  ============  ============
+    pairs                                 bit-sliced    word-wise     group
+    ====================================  ============  ============  ============
+    GASAL2 reads, 20,000 (affine)         153 (182)     309 (416)     1621 (2653)
+    32,768 random, m=128, n=8,192, lin.   2,335 (3645)  2,941 (5297)  3,377 (4504)
+    32,768 random, m=128, n=65,536, lin.  2,418 (3772)  1,341 (1756)  3,415 (4512)
+    ====================================  ============  ============  ============
 
-    The word-wise SW phase reaches its plateau (~5,200 GCUPS) at 32,768
-    pairs, i.e. about 250 threads per SM; below that the group kernel wins
-    the SW phase too, so ``auto`` takes ``group`` for fewer than
-    ``GROUP_MAX_PAIRS`` = 32,768 pairs and keeps the word-wise/bit-sliced
-    rule from there on. (From 32,768 pairs on the group kernel's SW phase is
-    slower; its end-to-end lead there comes only from its smaller host-to-
-    device copy, codes packed two per byte.)
+    Word-wise has the fastest SW phase on large batches of targets up to
+    16,384 long, but the group kernel's copy is half as large, so it wins end
+    to end there too; on small batches only the group kernel has enough
+    threads in flight.
     """
-
-    #: Longest target for which ``auto`` picks the word-wise kernel on the GPU.
-    WORDWISE_MAX_TARGET = 16384
-    #: Batches with fewer pairs than this go to the ``group`` kernel on the GPU.
-    GROUP_MAX_PAIRS = 32768
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None):
         if kernel not in KERNELS:
@@ -128,11 +112,7 @@ class Screener:
             from ..engines.cuda.screen import screen_scores_cuda_timed
 
             if kernel == "auto":
-                longest = max((max(len(q), len(t)) for q, t in zip(qs, ts)), default=0)
-                if len(qs) < self.GROUP_MAX_PAIRS:
-                    kernel = "group"
-                else:
-                    kernel = "wordwise" if longest <= self.WORDWISE_MAX_TARGET else "bitwise"
+                kernel = "group"
             scores, self.last_timings = screen_scores_cuda_timed(*args, kernel=kernel)
             return scores
         from ..engines.cpu import bitsliced
