@@ -110,3 +110,17 @@ def test_cli_screen_unequal_record_counts(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "record i" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.tsv").exists()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", ["bitwise", "wordwise", "group"])
+@pytest.mark.parametrize("label", list(SCORINGS))
+def test_cuda_kernels_equal_pairwise_on_real_pairs(read_pair_sets, kernel, label):
+    from swgpu.engines.cuda import _runtime
+
+    if not _runtime.available():
+        pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}")
+    scoring = SCORINGS[label]
+    for queries, targets in read_pair_sets.values():
+        got = Screener(scoring, device="cuda", kernel=kernel).scores(queries, targets)
+        np.testing.assert_array_equal(got, _pairwise(queries, targets, scoring))
