@@ -149,7 +149,7 @@ def _random_pairs(count: int, m: int, n: int, seed: int) -> tuple[list[np.ndarra
 
 def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 16384, 32768, 65536),
                  scoring: str = "linear", device: str = "auto", kernels=("bitwise", "wordwise"),
-                 out: str = "bench-out", log=print) -> dict:
+                 out: str = "bench-out", log=print, transpose: str = "ballot") -> dict:
     """The BPBC screening benchmark: per-phase times and GCUPS per kernel and target length."""
     from .engines import resolve_device
 
@@ -163,8 +163,9 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
             if engine == "cuda":
                 from .engines.cuda.screen import screen_scores_cuda_timed
 
-                screen_scores_cuda_timed(qs[:64], ts[:64], match, mismatch, go, ge, kernel=kernel)  # compile
-                _, tm = screen_scores_cuda_timed(qs, ts, match, mismatch, go, ge, kernel=kernel)
+                screen_scores_cuda_timed(qs[:64], ts[:64], match, mismatch, go, ge, kernel=kernel,
+                                         transpose=transpose)  # compile
+                _, tm = screen_scores_cuda_timed(qs, ts, match, mismatch, go, ge, kernel=kernel, transpose=transpose)
                 row = {"n": n, "kernel": kernel, **tm.as_dict()}
                 row["gcups"] = cells / (row["total_ms"] / 1e3) / 1e9
             else:
@@ -178,12 +179,13 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
                 row = {"n": n, "kernel": kernel, "total_ms": s * 1e3, "gcups": cells / s / 1e9}
             rows.append(row)
             log(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-    result = {"benchmark": "screen", "device": engine, "pairs": pairs, "m": m, "scoring": scoring,
+    result = {"benchmark": "screen", "device": engine, "pairs": pairs, "m": m, "scoring": scoring, "transpose": transpose,
               "match": match, "mismatch": mismatch, "gap_open": go, "gap_extend": ge, "rows": rows}
     outdir = Path(out)
-    _save(outdir, f"bench_screen_{scoring}_{engine}", result)
+    name = f"bench_screen_{scoring}_{engine}" + ("" if transpose == "ballot" else f"_{transpose}")
+    _save(outdir, name, result)
     series = {k: ([r["n"] for r in rows if r["kernel"] == k], [r["gcups"] for r in rows if r["kernel"] == k])
               for k in kernels}
-    _plot(outdir / f"bench_screen_{scoring}_{engine}.png", f"swgpu screen ({engine}), {pairs} pairs, m={m}, {scoring}",
+    _plot(outdir / f"{name}.png", f"swgpu screen ({engine}), {pairs} pairs, m={m}, {scoring}",
           "target length n", series, logx=True)
     return result

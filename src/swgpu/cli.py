@@ -132,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scoring", choices=["linear", "affine"], default="linear",
                    help="linear: match 2, mismatch -1, gap 1 (the seed); affine: 2/-3, open 5, extend 2")
     b.add_argument("--kernels", default="bitwise,wordwise", help="comma-separated: bitwise, wordwise, group (GPU)")
+    b.add_argument("--transpose", choices=["ballot", "swap"], default="ballot",
+                   help="bit transpose of the bitwise kernel on the GPU: warp ballots or block swaps")
     b.add_argument("--out", default="bench-out")
     b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     b.set_defaults(func=cmd_bench_screen)
@@ -291,7 +293,7 @@ def cmd_bench_screen(args) -> int:
     bad = [k for k in kernels if k not in ("bitwise", "wordwise", "group")]
     if bad:
         raise InputError(f"--kernels: unknown {','.join(bad)} (use bitwise, wordwise, group)")
-    bench_screen(args.pairs, args.m, ns, args.scoring, args.device, kernels, args.out)
+    bench_screen(args.pairs, args.m, ns, args.scoring, args.device, kernels, args.out, transpose=args.transpose)
     return 0
 
 
