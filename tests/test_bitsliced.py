@@ -14,7 +14,7 @@ from swgpu.engines.cpu.bitsliced import (
 )
 from swgpu.exceptions import InputError, ScoringError
 
-from oracle import N, gotoh_scores
+from oracle import N, gotoh_scores, random_pairs, special_pairs
 
 SCORINGS = [
     (2, -1, 1, 1),  # linear (benchmark)
@@ -26,48 +26,10 @@ SCORINGS = [
 ]
 
 
-
-
-def random_pairs(rng, count, max_len, n_frac=0.05):
-    qs, ts = [], []
-    for i in range(count):
-        m = int(rng.integers(0, max_len + 1))
-        n = int(rng.integers(0, max_len + 1))
-        q = rng.integers(0, 4, m).astype(np.uint8)
-        t = rng.integers(0, 4, n).astype(np.uint8)
-        q[rng.random(m) < n_frac] = N
-        t[rng.random(n) < n_frac] = N
-        if i % 5 == 0 and min(m, n) > 4:  # plant a shared stretch
-            a = int(rng.integers(0, min(m, n) // 2))
-            t[a : a + min(m, n) // 2] = q[: min(m, n) // 2]
-        qs.append(q)
-        ts.append(t)
-    return qs, ts
-
-
-def special_pairs():
-    A = np.array
-    u8 = np.uint8
-    return [
-        (A([0, 1, 2, 3] * 10, u8), A([0, 1, 2, 3] * 10, u8)),  # identical: largest score
-        (A([2] * 37, u8), A([2] * 37, u8)),
-        (A([N] * 12, u8), A([N] * 12, u8)),  # all N: 0
-        (A([0, N, 1], u8), A([N, N, N, N], u8)),
-        (A([1], u8), A([1], u8)),  # length 1
-        (A([1], u8), A([2], u8)),
-        (A([3], u8), A([0, 1, 2, 3, 0], u8)),
-        (A([], u8), A([0, 1], u8)),  # empty
-        (A([0, 1], u8), A([], u8)),
-        (A([], u8), A([], u8)),
-        (A([0, 1, 2, 3, 3, 2, 1, 0] * 9, u8), A([0, 1, 2, 3] * 3, u8)),  # query longer
-        (A([0, 1, 2, 3, 2, 2, 2, 1, 0, 3, 3], u8), A([0, 1, 2, 3, 1, 0, 3, 3], u8)),  # gapped
-    ]
-
-
 @pytest.fixture(scope="module")
 def pairs():
     rng = np.random.default_rng(20240607)
-    qs, ts = random_pairs(rng, 150, 40)
+    qs, ts = random_pairs(rng, 150, (0, 40), (0, 40))
     for q, t in special_pairs():
         qs.append(q)
         ts.append(t)
@@ -97,7 +59,7 @@ def test_special_values(pairs):
 def test_padding_with_n_never_changes_a_score():
     """Pairs of one word are padded with N to the longest; compare with each pair alone."""
     rng = np.random.default_rng(7)
-    qs, ts = random_pairs(rng, WORD + 9, 30, n_frac=0.0)
+    qs, ts = random_pairs(rng, WORD + 9, (0, 30), (0, 30), n_frac=0.0)
     for params in [(2, -1, 1, 1), (2, -3, 5, 2), (1, 0, 0, 0)]:
         together = screen_scores_bitsliced(qs, ts, *params)
         alone = np.array([screen_scores_bitsliced([q], [t], *params)[0] for q, t in zip(qs, ts)])
@@ -111,7 +73,7 @@ def test_padding_with_n_never_changes_a_score():
 def test_many_words_and_batches():
     """More than one batch of 16 words, with mixed shapes."""
     rng = np.random.default_rng(3)
-    qs, ts = random_pairs(rng, 16 * WORD + 70, 12)
+    qs, ts = random_pairs(rng, 16 * WORD + 70, (0, 12), (0, 12))
     params = (2, -3, 5, 2)
     np.testing.assert_array_equal(screen_scores_bitsliced(qs, ts, *params), gotoh_scores(qs, ts, params))
 

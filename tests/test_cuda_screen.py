@@ -8,7 +8,7 @@ import pytest
 
 from swgpu.engines import cuda_available
 
-from oracle import N, gotoh_scores
+from oracle import gotoh_scores, random_pairs, special_pairs
 
 pytestmark = [
     pytest.mark.gpu,
@@ -23,46 +23,6 @@ SCORINGS = [
 ]
 VARIANTS = [("bitwise", "ballot"), ("bitwise", "swap"), ("wordwise", "ballot"), ("group", "ballot")]
 VIDS = ["bitwise-ballot", "bitwise-swap", "wordwise", "group"]
-
-
-
-
-def random_pairs(rng, count, m_range, n_range, n_frac=0.05):
-    """Random pairs; lengths drawn from the inclusive ranges. Kernels are compiled
-    per score width, so each test keeps its lengths to a few widths."""
-    qs, ts = [], []
-    for i in range(count):
-        m = int(rng.integers(m_range[0], m_range[1] + 1))
-        n = int(rng.integers(n_range[0], n_range[1] + 1))
-        q = rng.integers(0, 4, m).astype(np.uint8)
-        t = rng.integers(0, 4, n).astype(np.uint8)
-        q[rng.random(m) < n_frac] = N
-        t[rng.random(n) < n_frac] = N
-        if i % 5 == 0 and min(m, n) > 4:
-            a = int(rng.integers(0, min(m, n) // 2))
-            t[a : a + min(m, n) // 2] = q[: min(m, n) // 2]
-        qs.append(q)
-        ts.append(t)
-    return qs, ts
-
-
-def special_pairs():
-    A = np.array
-    u8 = np.uint8
-    return [
-        (A([0, 1, 2, 3] * 10, u8), A([0, 1, 2, 3] * 10, u8)),
-        (A([2] * 37, u8), A([2] * 37, u8)),
-        (A([N] * 12, u8), A([N] * 12, u8)),
-        (A([0, N, 1], u8), A([N, N, N, N], u8)),
-        (A([1], u8), A([1], u8)),
-        (A([1], u8), A([2], u8)),
-        (A([3], u8), A([0, 1, 2, 3, 0], u8)),
-        (A([], u8), A([0, 1], u8)),
-        (A([0, 1], u8), A([], u8)),
-        (A([], u8), A([], u8)),
-        (A([0, 1, 2, 3, 3, 2, 1, 0] * 9, u8), A([0, 1, 2, 3] * 3, u8)),
-        (A([0, 1, 2, 3, 2, 2, 2, 1, 0, 3, 3], u8), A([0, 1, 2, 3, 1, 0, 3, 3], u8)),
-    ]
 
 
 @pytest.fixture(scope="module")

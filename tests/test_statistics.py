@@ -12,7 +12,6 @@ from swgpu.scoring import ScoreMatrix, Scoring
 from swgpu.statistics import (
     INT2_MAX,
     NUCLEOTIDE_PAIRS,
-    PROTEIN_MATRICES,
     KarlinAltschul,
     Statistics,
     _NUCL,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .alphabet import DNA, PROTEIN
+from .alphabet import PROTEIN
 from .database import Database
 from .readers import read_sequences
 from .scoring import Scoring

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["LANES", "PAD_SCORE", "pack_batches", "search_scores"]
+__all__ = ["LANES", "PAD_SCORE", "pack_batches", "CpuSearchEngine"]
 
 LANES = 32
 #: Score of the padding code: low enough that padding never raises a maximum,

@@ -9,6 +9,7 @@ compiles a source once per (file, options, device architecture) with NVRTC via
 from __future__ import annotations
 
 import functools
+import re
 from importlib import resources
 
 __all__ = ["available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch"]
@@ -61,9 +62,16 @@ def arch(device_id: int | None = None) -> str:
     return "sm_" + str(dev.compute_capability)
 
 
+_INCLUDE = re.compile(r'^#include "([A-Za-z0-9_.]+\.cuh)"[ \t]*$', re.M)
+
+
 def kernel_source(filename: str) -> str:
-    """Text of ``kernels/<filename>`` shipped in the package."""
-    return resources.files(__package__).joinpath("kernels", filename).read_text()
+    """Text of ``kernels/<filename>`` shipped in the package, with its
+    ``#include "x.cuh"`` lines replaced by those headers (also from ``kernels/``),
+    so NVRTC needs no include path and the compile cache sees header changes."""
+    kernels = resources.files(__package__).joinpath("kernels")
+    text = kernels.joinpath(filename).read_text()
+    return _INCLUDE.sub(lambda m: kernels.joinpath(m.group(1)).read_text().replace("#pragma once", ""), text)
 
 
 @functools.lru_cache(maxsize=None)

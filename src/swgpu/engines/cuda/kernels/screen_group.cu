@@ -43,6 +43,8 @@
 //   only lower such cells.
 // ---------------------------------------------------------------------------
 
+#include "lanes.cuh"
+
 typedef unsigned int u32;
 typedef unsigned char u8;
 
@@ -50,35 +52,7 @@ typedef unsigned char u8;
 
 namespace grp {
 
-struct P2 { u32 v; };
-struct W2 { int a, b; };
-
-template <bool WIDE> struct LaneT { typedef P2 T; };
-template <> struct LaneT<true> { typedef W2 T; };
-
-__device__ __forceinline__ void splat(P2& r, int x) { const u32 h = (u32)x & 0xffffu; r.v = h | (h << 16); }
-__device__ __forceinline__ void splat(W2& r, int x) { r.a = x; r.b = x; }
-
-// max(a + b, c)
-__device__ __forceinline__ P2 add_max(P2 a, P2 b, P2 c) { P2 r; r.v = __viaddmax_s16x2(a.v, b.v, c.v); return r; }
-__device__ __forceinline__ W2 add_max(W2 a, W2 b, W2 c) { W2 r; r.a = __viaddmax_s32(a.a, b.a, c.a); r.b = __viaddmax_s32(a.b, b.b, c.b); return r; }
-// max(a + b, c, 0)
-__device__ __forceinline__ P2 add_max_relu(P2 a, P2 b, P2 c) { P2 r; r.v = __viaddmax_s16x2_relu(a.v, b.v, c.v); return r; }
-__device__ __forceinline__ W2 add_max_relu(W2 a, W2 b, W2 c) { W2 r; r.a = __viaddmax_s32_relu(a.a, b.a, c.a); r.b = __viaddmax_s32_relu(a.b, b.b, c.b); return r; }
-// max(a, b, 0)
-__device__ __forceinline__ P2 max_relu(P2 a, P2 b) { P2 r; r.v = __vimax_s16x2_relu(a.v, b.v); return r; }
-__device__ __forceinline__ W2 max_relu(W2 a, W2 b) { W2 r; r.a = __vimax_s32_relu(a.a, b.a); r.b = __vimax_s32_relu(a.b, b.b); return r; }
-// max(a, b, c, 0)
-__device__ __forceinline__ P2 max3_relu(P2 a, P2 b, P2 c) { P2 r; r.v = __vimax3_s16x2_relu(a.v, b.v, c.v); return r; }
-__device__ __forceinline__ W2 max3_relu(W2 a, W2 b, W2 c) { W2 r; r.a = __vimax3_s32_relu(a.a, b.a, c.a); r.b = __vimax3_s32_relu(a.b, b.b, c.b); return r; }
-
-__device__ __forceinline__ P2 shfl_up(P2 x, int w) { x.v = __shfl_up_sync(GRP_FULL, x.v, 1, w); return x; }
-__device__ __forceinline__ W2 shfl_up(W2 x, int w) { x.a = __shfl_up_sync(GRP_FULL, x.a, 1, w); x.b = __shfl_up_sync(GRP_FULL, x.b, 1, w); return x; }
-__device__ __forceinline__ P2 shfl_xor(P2 x, int o, int w) { x.v = __shfl_xor_sync(GRP_FULL, x.v, o, w); return x; }
-__device__ __forceinline__ W2 shfl_xor(W2 x, int o, int w) { x.a = __shfl_xor_sync(GRP_FULL, x.a, o, w); x.b = __shfl_xor_sync(GRP_FULL, x.b, o, w); return x; }
-
-__device__ __forceinline__ void scores_of(P2 m, int& a, int& b) { a = (int)(short)(m.v & 0xffffu); b = ((int)m.v) >> 16; }
-__device__ __forceinline__ void scores_of(W2 m, int& a, int& b) { a = m.a; b = m.b; }
+using namespace lanes;
 
 // Substitution scores of the two pairs from x = q ^ t (one code per half).
 template <int MATCH, int MIS>
