@@ -142,6 +142,97 @@ def test_asymmetric_matrix_and_linear_gaps(rng):
         check(eng, [rng.integers(0, 32, size=L).astype(np.uint8) for L in (9, 210)], seqs, M, go, ge)
 
 
+def check_many(eng, queries, seqs, M, go, ge):
+    got = eng.scores_many(queries)
+    for q, g in zip(queries, got):
+        assert g.dtype == np.int32 and g.shape == (len(seqs),)
+        np.testing.assert_array_equal(g.astype(np.int64), reference(q, seqs, M, go, ge))
+
+
+@pytest.mark.parametrize("chunk", [None, 1, 1500, 10**9], ids=["chunks-auto", "chunk-1", "chunk-1500", "one-chunk"])
+@pytest.mark.parametrize("tile", VARIANTS)
+def test_query_pairs_every_tile_shape(rng, tile, chunk):
+    # queries of many lengths share the two halves: starts and ends inside
+    # tiles, queries shorter than a segment, a half with idle passes
+    M = random_matrix(rng, 21)
+    seqs = [rng.integers(0, 21, size=int(L)).astype(np.uint8) for L in rng.integers(0, 600, size=50)]
+    seqs += [np.zeros(0, np.uint8), rng.integers(0, 21, size=1).astype(np.uint8)]
+    eng = CudaSearchEngine(M, 7, 2)
+    eng.config_override = tile
+    eng.batch_mode = "queries"
+    eng.chunk_columns = chunk
+    eng.load_database(*concat(seqs))
+    qs = [rng.integers(0, 21, size=L).astype(np.uint8) for L in (1, 700, 2, 17, 33, 0, 130, 400, 513, 64, 1025)]
+    check_many(eng, qs, seqs, M, 7, 2)
+    assert eng.last_config["tiles"] == [("queries", tile)]
+    check_many(eng, qs[:2], seqs, M, 7, 2)  # one query per half
+
+
+def test_query_pairs_overflow_rerun(rng):
+    M = np.full((4, 4), -200, np.int32)
+    np.fill_diagonal(M, 900)
+    q = rng.integers(0, 4, size=120).astype(np.uint8)
+    seqs = [q.copy(), q[10:90].copy(), q[:20].copy()]
+    seqs += [rng.integers(0, 4, size=int(L)).astype(np.uint8) for L in rng.integers(0, 150, size=30)]
+    for chunk in (None, 10**9):
+        eng = CudaSearchEngine(M, 300, 40)
+        eng.batch_mode = "queries"
+        eng.chunk_columns = chunk
+        eng.load_database(*concat(seqs))
+        check_many(eng, [q, q[:50], q[:5], q[::-1].copy()], seqs, M, 300, 40)
+        assert eng.last_config["rerun_pairs"] >= 1
+
+
+def test_query_pairs_long_sequences(rng):
+    M = random_matrix(rng, 5, -3, 3)
+    seqs = [rng.integers(0, 5, size=L).astype(np.uint8) for L in (10_500, 3, 0, 1, 700)]
+    eng = CudaSearchEngine(M, 5, 2)
+    eng.batch_mode = "queries"
+    eng.load_database(*concat(seqs))
+    check_many(eng, [rng.integers(0, 5, size=L).astype(np.uint8) for L in (1, 11_000, 300)], seqs, M, 5, 2)
+
+
+def test_batch_modes_agree(rng):
+    M = random_matrix(rng, 24)
+    seqs = [rng.integers(0, 24, size=int(L)).astype(np.uint8) for L in rng.integers(0, 900, size=300)]
+    eng = CudaSearchEngine(M, 11, 1)
+    eng.load_database(*concat(seqs))
+    qs = [rng.integers(0, 24, size=int(L)).astype(np.uint8) for L in rng.integers(1, 1500, size=9)]
+    results = {}
+    for mode in ("auto", "pairs", "queries"):
+        eng.batch_mode = mode
+        results[mode] = eng.scores_many(qs)
+    for a, b, c in zip(results["auto"], results["pairs"], results["queries"]):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(results["pairs"][3].astype(np.int64), reference(qs[3], seqs, M, 11, 1))
+
+
+@pytest.mark.parametrize("mode", ["queries", "pairs"])
+def test_streamed_database_parts(rng, mode):
+    # a memory limit far below the database: parts streamed through two buffers
+    M = random_matrix(rng, 20)
+    M[np.arange(20), np.arange(20)] = 40
+    seqs = [rng.integers(0, 20, size=int(L)).astype(np.uint8) for L in rng.integers(0, 400, size=300)]
+    seqs += [np.zeros(0, np.uint8), rng.integers(0, 20, size=1).astype(np.uint8),
+             rng.integers(0, 20, size=3000).astype(np.uint8)]
+    seqs.append(seqs[-1][:1200].copy())  # 1200 x 40 = 48,000: overflows 16 bits
+    res, off = concat(seqs)
+    qs = [rng.integers(0, 20, size=L).astype(np.uint8) for L in (1, 90, 700, 5)] + [seqs[-1].copy()]
+    eng = CudaSearchEngine(M, 8, 2)
+    eng.memory_limit = 48 * len(seqs) + 24 * 20_000
+    eng.batch_mode = mode
+    eng.load_database(res, off)
+    assert eng.parts >= 4
+    check_many(eng, qs, seqs, M, 8, 2)
+    assert eng.last_config["parts"] == eng.parts and eng.last_config["rerun_pairs"] >= 1
+    check(eng, qs[1:3], seqs, M, 8, 2)  # single queries
+    check_many(eng, qs, seqs, M, 8, 2)  # again: buffers reused
+    eng.memory_limit = 1000
+    with pytest.raises(ValueError, match="too small"):
+        eng.load_database(res, off)
+
+
 def test_pair_layout_covers_every_sequence():
     off = np.array([0, 3, 3, 10, 11, 11], np.int64)
     lay = pair_layout(off)

@@ -45,7 +45,7 @@ class SearchResult:
     query: Sequence
     hits: list[Alignment]
     scores: np.ndarray = field(repr=False)  #: every database sequence's score, database (sorted) order
-    seconds: float = 0.0  #: scoring time of this query (engine wall time)
+    seconds: float = 0.0  #: scoring time of this query (its share of its batch's engine wall time)
 
 
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
@@ -138,27 +138,65 @@ class Searcher:
         parts = partition_by_residues(self.database.lengths, len(ids)) if len(ids) > 1 else [np.arange(n, dtype=np.int64)]
         return [_Shard(CudaSearchEngine(matrix, go, ge, device_id=g), part, self.database) for g, part in zip(ids, parts)]
 
+    def compile(self, queries: list[Sequence]) -> float:
+        """Compile (or load from the cache) the GPU kernels that scoring these
+        queries one by one and together would use; seconds (0 on the CPU)."""
+        t0 = time.perf_counter()
+        for s in self._shards:
+            if hasattr(s.engine, "compile"):
+                s.engine.compile([len(q) for q in queries])
+        return time.perf_counter() - t0
+
     def scores(self, query: Sequence) -> np.ndarray:
         """Exact SW score of ``query`` against every database sequence (database order)."""
-        out = np.zeros(len(self.database), dtype=np.int32)
+        return self.scores_many([query])[0]
+
+    def scores_many(self, queries: list[Sequence]) -> list[np.ndarray]:
+        """:meth:`scores` of several queries at once (on the GPU, two queries
+        share each 32-bit lane of the kernel, which is faster than one by one)."""
+        for q in queries:
+            self._check_query(q)
+        out = [np.zeros(len(self.database), dtype=np.int32) for _ in queries]
+        if not queries:
+            return out
+        codes = [q.codes for q in queries]
+
+        def run(s):
+            if hasattr(s.engine, "scores_many"):
+                return s.engine.scores_many(codes)
+            return [s.engine.scores(c) for c in codes]
+
         if len(self._shards) == 1:
             s = self._shards[0]
-            out[s.members] = s.engine.scores(query.codes)
-            return out
-        with ThreadPoolExecutor(len(self._shards)) as pool:
-            for s, sc in zip(self._shards, pool.map(lambda s: s.engine.scores(query.codes), self._shards)):
-                out[s.members] = sc
+            if len(s.members) == len(self.database):  # the whole database, in order
+                return [np.asarray(sc, dtype=np.int32) for sc in run(s)]
+            results = [(s, run(s))]
+        else:
+            with ThreadPoolExecutor(len(self._shards)) as pool:
+                results = list(zip(self._shards, pool.map(run, self._shards)))
+        for s, per_query in results:
+            for o, sc in zip(out, per_query):
+                o[s.members] = sc
         return out
+
+    def _check_query(self, query: Sequence) -> None:
+        if query.alphabet is not self.database.alphabet:
+            raise InputError(f"query {query.name!r} is {query.alphabet.name} but the database is {self.database.alphabet.name}")
+
+    def _check_evalue(self, evalue: float | None) -> None:
+        if evalue is not None and not self.statistics.available:
+            raise InputError(f"--evalue: {self.scoring.describe()} has no E-values (see the scoring docs); drop --evalue")
 
     def search_one(self, query: Sequence, top: int = 10, evalue: float | None = None) -> SearchResult:
         """Score, rank and align the hits of one query."""
-        if evalue is not None and not self.statistics.available:
-            raise InputError(f"--evalue: {self.scoring.describe()} has no E-values (see the scoring docs); drop --evalue")
-        if query.alphabet is not self.database.alphabet:
-            raise InputError(f"query {query.name!r} is {query.alphabet.name} but the database is {self.database.alphabet.name}")
+        self._check_evalue(evalue)
+        self._check_query(query)
         t0 = time.perf_counter()
         scores = self.scores(query)
-        seconds = time.perf_counter() - t0
+        return self._result(query, scores, time.perf_counter() - t0, top, evalue)
+
+    def _result(self, query: Sequence, scores: np.ndarray, seconds: float, top: int,
+                evalue: float | None) -> SearchResult:
         picked = rank_hits(scores, self.database.index, top)
         db = self.database
         if evalue is not None:
@@ -179,10 +217,26 @@ class Searcher:
             return list(pool.map(lambda t: self._aligner.align(query, t), targets))
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
-               on_done: Callable[[Sequence], None] | None = None) -> Iterator[SearchResult]:
-        """:meth:`search_one` for each query, in order."""
-        for q in queries:
-            result = self.search_one(q, top, evalue)
-            if on_done is not None:
-                on_done(q)
-            yield result
+               on_done: Callable[[Sequence], None] | None = None, batch: int = 32) -> Iterator[SearchResult]:
+        """Search each query, in order: scores of up to ``batch`` queries at a
+        time (:meth:`scores_many`), then the ranking and alignments of each.
+        A result's ``seconds`` is its share of its batch's scoring time."""
+        self._check_evalue(evalue)
+        it = iter(queries)
+        while True:
+            chunk = []
+            for q in it:
+                self._check_query(q)
+                chunk.append(q)
+                if len(chunk) >= max(1, batch):
+                    break
+            if not chunk:
+                return
+            t0 = time.perf_counter()
+            all_scores = self.scores_many(chunk)
+            seconds = (time.perf_counter() - t0) / len(chunk)
+            for q, scores in zip(chunk, all_scores):
+                result = self._result(q, scores, seconds, top, evalue)
+                if on_done is not None:
+                    on_done(q)
+                yield result

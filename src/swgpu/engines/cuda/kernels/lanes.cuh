@@ -32,6 +32,10 @@ __device__ __forceinline__ W2 max3(W2 a, W2 b, W2 c) { W2 r; r.a = __vimax3_s32(
 __device__ __forceinline__ P2 max3_relu(P2 a, P2 b, P2 c) { P2 r; r.v = __vimax3_s16x2_relu(a.v, b.v, c.v); return r; }
 __device__ __forceinline__ W2 max3_relu(W2 a, W2 b, W2 c) { W2 r; r.a = __vimax3_s32_relu(a.a, b.a, c.a); r.b = __vimax3_s32_relu(a.b, b.b, c.b); return r; }
 
+// keep the halves selected by m (0xffff: low, 0xffff0000: high), zero the others
+__device__ __forceinline__ P2 mask(P2 x, unsigned int m) { x.v &= m; return x; }
+__device__ __forceinline__ W2 mask(W2 x, unsigned int m) { x.a = (m & 0xffffu) ? x.a : 0; x.b = (m & 0xffff0000u) ? x.b : 0; return x; }
+
 __device__ __forceinline__ P2 shfl_up(P2 x, int w) { x.v = __shfl_up_sync(LANES_FULL, x.v, 1, w); return x; }
 __device__ __forceinline__ W2 shfl_up(W2 x, int w) { x.a = __shfl_up_sync(LANES_FULL, x.a, 1, w); x.b = __shfl_up_sync(LANES_FULL, x.b, 1, w); return x; }
 __device__ __forceinline__ P2 shfl_xor(P2 x, int o, int w) { x.v = __shfl_xor_sync(LANES_FULL, x.v, o, w); return x; }

@@ -37,20 +37,37 @@
 // * Measured on an H100 the kernel is bound by the ALU pipe (the DPX
 //   instructions) and shared-memory bandwidth; large groups (G = 16, 32) keep
 //   the profile loads of a warp within one or two letter rows.
-// * Overflow: with all scores at most thresh = 32767 - max(M), no 16-bit
-//   addition can wrap; a pair whose 16-bit maximum exceeds thresh is listed
-//   and re-scored exactly by the 32-bit ("wide") instantiation.
+// * Query pairs (QP): with several queries, the two halves of a register
+//   hold two queries instead of two database sequences; a group scores
+//   database sequences against both, so the substitution scores of a step are
+//   read straight from the profile (one letter, both queries per 32-bit word)
+//   and no byte permutation is needed. Each half runs its own stream of query
+//   rows: queries one after another, each padded to whole segments of R rows
+//   (the rows of one thread in one pass). A thread whose segment starts a
+//   query ignores the H/F coming from above (the previous query's last rows).
+// * QP groups stream a chunk of consecutive database sequences (similar
+//   lengths) as one run of columns, so the wavefront fills and drains once
+//   per chunk and pass instead of once per sequence. Every sequence ends with
+//   at least two pad columns whose code bytes carry bit 7: there the gap
+//   costs are 32767, so H, E and F are all zero after them (the pad letter
+//   scores -32768) and the next sequence starts clean. The last column also
+//   carries bit 6: each thread folds its running maximum into the scores of
+//   that sequence with atomicMax and clears it.
+// * Overflow: with all scores at most 32767 - max(M), no 16-bit addition can
+//   wrap; the host re-scores every score above that exactly, with the 32-bit
+//   ("wide") instantiation on the sequence-pair layout.
 
 #define SWP_FULL 0xffffffffu
-#define SWP_NEG (-16384)
+#define SWP_NEG (-32768)
 #ifndef SWP_NWARPS
 #define SWP_NWARPS 2
 #endif
 // Column steps unrolled per loop iteration (2 lets the compiler keep H and E
 // in place without register moves, at a few more registers).
-#ifndef SWP_STEP_UNROLL
-#define SWP_STEP_UNROLL(R, WIDE) (((R) <= 24 && !(WIDE)) ? 2 : 1)
+#ifndef SWP_UNROLL_MAX_R
+#define SWP_UNROLL_MAX_R 24
 #endif
+#define SWP_STEP_UNROLL(R, WIDE) (((R) <= SWP_UNROLL_MAX_R && !(WIDE)) ? 2 : 1)
 // Register budget per thread of each variant (no spills; more warps per SM).
 #ifdef SWP_REGS_FIXED
 #define SWP_REGS(R, WIDE) (SWP_REGS_FIXED)
@@ -76,6 +93,11 @@ __device__ __forceinline__ void subst(unsigned int wa, unsigned int wb, W2& s0, 
 
 // Asynchronous global -> shared copies (cp.async), so that prefetched
 // boundary values and residue codes occupy no registers.
+__device__ __forceinline__ void cp_async4(void* smem_dst, const void* gsrc)
+{
+    const unsigned int d = (unsigned int)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(gsrc) : "memory");
+}
 __device__ __forceinline__ void cp_async8(void* smem_dst, const void* gsrc)
 {
     const unsigned int d = (unsigned int)__cvta_generic_to_shared(smem_dst);
@@ -115,15 +137,17 @@ __device__ __forceinline__ void bnd_put(unsigned int* g, W2 h, W2 f)
 }
 
 // Substitution score of query row r (of a thread's tile) from the profile
-// words: word r/2 holds rows (r, r+1) for letter a (wa) and letter b (wb).
-template <int r>
+// words. Sequence pairs: word r/2 holds rows (r, r+1) for letter a (wa) and
+// letter b (wb). Query pairs (QP): word r holds row r of both queries.
+template <int r, bool QP>
 __device__ __forceinline__ P2 subst_row(const unsigned int* wa, const unsigned int* wb, P2)
 {
     P2 s;
-    s.v = __byte_perm(wa[r / 2], wb[r / 2], (r & 1) ? 0x7632 : 0x5410);
+    if constexpr (QP) s.v = wa[r];
+    else s.v = __byte_perm(wa[r / 2], wb[r / 2], (r & 1) ? 0x7632 : 0x5410);
     return s;
 }
-template <int r>
+template <int r, bool QP>
 __device__ __forceinline__ W2 subst_row(const unsigned int* wa, const unsigned int* wb, W2)
 {
     W2 s;
@@ -132,45 +156,57 @@ __device__ __forceinline__ W2 subst_row(const unsigned int* wa, const unsigned i
     return s;
 }
 
+// Running maximum of two new rows (the score of the pair is the maximum of H).
+__device__ __forceinline__ P2 running_max(P2 mx, P2 a, P2 b) { return max3(mx, a, b); }
+__device__ __forceinline__ W2 running_max(W2 mx, W2 a, W2 b) { return max3(mx, a, b); }
+
 // One column of a thread's R rows. The term max(Hdiag + S, E) of row r + 1
 // is formed before row r's H overwrites its register (it is that row's
 // diagonal), so the loop carries H and E in place without register moves.
 // hprev: H of the row above the tile at the previous column (the diagonal of
 // row 0); f: F entering row 0, on return F leaving row R-1.
-template <int R, class V, int r>
+template <int R, class V, int r, bool QP>
 struct Rows {
     __device__ static __forceinline__ void run(V (&H)[R], V (&E)[R], V& x, V& f, V& mx,
                                                const unsigned int* wa, const unsigned int* wb,
                                                const V nopen, const V next, const V zero)
     {
         V xn = zero;
-        if (r + 1 < R) xn = add_max(H[r], subst_row<(r + 1 < R ? r + 1 : r)>(wa, wb, zero), E[r + 1 < R ? r + 1 : r]);
+        if (r + 1 < R) xn = add_max(H[r], subst_row<(r + 1 < R ? r + 1 : r), QP>(wa, wb, zero), E[r + 1 < R ? r + 1 : r]);
         const V h = max_relu(x, f);                 // max(Hdiag + S, E, F, 0)
         const V o = add_max_relu(h, nopen, zero);   // max(H - open, 0)
         E[r] = add_max(E[r], next, o);              // E for the next column
         f = add_max(f, next, o);                    // F for the next row
-        if (r & 1) mx = max3(mx, H[r - (r & 1)], h);
+        if (r & 1) mx = running_max(mx, H[r - (r & 1)], h);
         H[r] = h;
         x = xn;
-        Rows<R, V, r + 1>::run(H, E, x, f, mx, wa, wb, nopen, next, zero);
+        Rows<R, V, r + 1, QP>::run(H, E, x, f, mx, wa, wb, nopen, next, zero);
     }
 };
-template <int R, class V>
-struct Rows<R, V, R> {
+template <int R, class V, bool QP>
+struct Rows<R, V, R, QP> {
     __device__ static __forceinline__ void run(V (&)[R], V (&)[R], V&, V&, V&, const unsigned int*,
                                                const unsigned int*, const V, const V, const V) {}
 };
 
 // Lead thread of a group: bring the residue codes and incoming boundary of
 // the 4 columns from col into shared memory (cp.async), or pad codes / zero
-// boundary where the pair has no such columns.
-template <int BW>
+// boundary where the sequence (pair) has no such columns. Codes: 16 bits per
+// column for sequence pairs, 8 bits for query pairs (QP).
+template <int BW, bool QP>
 __device__ __forceinline__ void fill_block(const int col, const int Lk, const bool rd,
-                                           unsigned short* ring_slot, const unsigned short* csrc,
-                                           unsigned int* bslot, const unsigned int* bsrc, const unsigned int pad2)
+                                           unsigned char* ring, const unsigned char* csrc,
+                                           unsigned int* bslot, const unsigned int* bsrc, const unsigned int pad4)
 {
-    if (col < Lk) cp_async8(ring_slot, csrc + col);
-    else *reinterpret_cast<uint2*>(ring_slot) = make_uint2(pad2, pad2);
+    constexpr int CB = QP ? 1 : 2;  // bytes per column
+    unsigned char* slot = ring + (col & 63) * CB;
+    if (col < Lk) {
+        if (QP) cp_async4(slot, csrc + col);
+        else cp_async8(slot, csrc + 2 * (long long)col);
+    } else {
+        if (QP) *reinterpret_cast<unsigned int*>(slot) = pad4;
+        else *reinterpret_cast<uint2*>(slot) = make_uint2(pad4, pad4);
+    }
     if (rd && col < Lk) {
 #pragma unroll
         for (int x = 0; x < BW; ++x) cp_async16(bslot + 4 * x, bsrc + (long long)col * BW + 4 * x);
@@ -180,13 +216,14 @@ __device__ __forceinline__ void fill_block(const int col, const int Lk, const bo
     }
 }
 
-template <int G, int R>
+template <int G, int R, bool QP>
 struct Geo {
-    static constexpr int T8 = G * R / 8;          // 16-byte profile chunks per letter per tile
-    static constexpr int C = R / 8;               // chunks per thread per letter
+    static constexpr int RPU = QP ? 4 : 8;        // query rows per 16-byte profile unit
+    static constexpr int U = G * R / RPU;         // units per letter per tile
+    static constexpr int C = R / RPU;             // units per thread per letter
     // Row stride of the shared profile (in 16-byte units), chosen so that the
     // groups of one quarter warp start on different banks where possible.
-    static constexpr int RS = (G >= 8) ? T8 : (T8 + ((G - (T8 % 8)) % 8 + 8) % 8);
+    static constexpr int RS = (G >= 8) ? U : (U + ((G - (U % 8)) % 8 + 8) % 8);
 };
 
 // Shared memory (in 16-byte units): the profile tile (nlet x RS; one per
@@ -204,34 +241,44 @@ struct WarpSmem {
 };
 
 // Main search kernel.
-//   gprof   : query profile, (nlet) x (qpad8) chunks of 8 int16 rows; letter
-//             nlet-1 is the pad letter; rows >= query length hold NEG.
-//   codes   : pair-interleaved database codes; pair k occupies columns
-//             [poff[k], poff[k] + plen[k]), plen a multiple of 4.
-//   porig   : original indices of the two sequences of each pair (b may be -1).
-//   groups  : ngroups groups; group i scores pair first + i, or glist[i] if use_list.
-//   bnd     : boundary buffer; group i uses columns from poff[k] (or boff[i]
-//             if use_list).
-//   scores  : int32 per original sequence.
-//   ovf     : [count, pair...] pairs whose 16-bit scores may have overflowed.
-template <int G, int R, bool WIDE, bool BP>
+//   gprof   : query profile, (nlet) x (qstride) units of 16 bytes; letter
+//             nlet-1 is the pad letter; rows past a query hold NEG. Pass p
+//             uses units [p * U, (p + 1) * U) of every letter. Sequence pairs:
+//             8 int16 rows per unit; query pairs (QP): 4 rows of both queries.
+//   codes   : database codes. Pairs: pair k occupies columns [poff[k],
+//             poff[k] + plen[k]) (plen a multiple of 4), 16 bits per column.
+//             QP: 8 bits per column (letter in bits 0-5, flags in 6-7); chunk
+//             k is columns [poff[k], poff[k + 1]) and starts with sequence
+//             plen[k] (sequences are stored one after another, in order).
+//   porig   : original indices (pairs: two per pair, b may be -1; QP: one
+//             per sequence).
+//   ngroups : groups = pairs (chunks) first .. first + ngroups - 1.
+//   bnd     : boundary buffer, BW words per column.
+//   seg     : QP: per segment (pass p, thread t: index p * G + t), bit 0/1 =
+//             half a/b starts a query there (zero H/F from above), bit 2/3 =
+//             half a/b holds a query; sq[2 * seg + h]: its query slot.
+//   scores  : int32; pairs: per original sequence; QP: slot * nunits +
+//             sequence, zeroed beforehand (atomicMax). In 16 bits a score
+//             above 32767 - max(M) may have wrapped: the host re-scores those.
+template <int G, int R, bool WIDE, bool BP, bool QP>
 __global__ void __maxnreg__(SWP_REGS(R, WIDE))
-sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8, const int npass,
-          const unsigned short* __restrict__ codes, const long long* __restrict__ poff,
+sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstride, const int npass,
+          const unsigned char* __restrict__ codes, const long long* __restrict__ poff,
           const int* __restrict__ plen, const int* __restrict__ porig,
-          const int ngroups, const int first, const int* __restrict__ glist, const int use_list,
-          unsigned int* __restrict__ bnd, const long long* __restrict__ boff,
-          const int gap_open, const int gap_ext, const int thresh, const int pad,
-          int* __restrict__ scores, int* __restrict__ ovf)
+          const int ngroups, const int first, unsigned int* __restrict__ bnd,
+          const int* __restrict__ seg, const int* __restrict__ sq, const int nunits,
+          const int gap_open, const int gap_ext, const int pad, int* __restrict__ scores)
 {
     typedef typename LaneT<WIDE>::T V;
     typedef WarpSmem<G, WIDE> WS;
-    constexpr int T8 = Geo<G, R>::T8;
-    constexpr int C = Geo<G, R>::C;
-    constexpr int RS = Geo<G, R>::RS;
+    constexpr int U = Geo<G, R, QP>::U;
+    constexpr int C = Geo<G, R, QP>::C;
+    constexpr int RS = Geo<G, R, QP>::RS;
     constexpr int BW = BndWords<V>::N;  // boundary words per column
     constexpr int STEP_UNROLL = SWP_STEP_UNROLL(R, WIDE);
+    constexpr int NW = QP ? R : R / 2;  // profile words per thread per step (wa; wb for pairs)
     static_assert(R % 8 == 0 && G >= 2 && G <= 32 && (G & (G - 1)) == 0, "bad tile");
+    static_assert(!(QP && WIDE), "query pairs run in 16 bits only");
 
     extern __shared__ uint4 smem[];
     const int lane = threadIdx.x & 31;
@@ -249,13 +296,13 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8
     }
     const long long gi = g0 + gl;
 
-    int k = -1, Lk = 0;
-    long long cb = 0, bb = 0;
+    int k = -1, Lk = 0, u0 = 0;
+    long long cb = 0;
     if (gi < ngroups) {
-        k = use_list ? glist[gi] : first + (int)gi;
-        Lk = plen[k];
+        k = first + (int)gi;
         cb = poff[k];
-        bb = use_list ? boff[gi] : cb;
+        if (QP) { Lk = (int)(poff[k + 1] - cb); u0 = plen[k]; }
+        else Lk = plen[k];
     }
     const int Lw = (int)__reduce_max_sync(SWP_FULL, (unsigned int)Lk);
     const int nblk = (Lw + G + 2) >> 2;  // steps: Lw + G - 1, rounded up to 4
@@ -264,46 +311,63 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8
     const uint4* sp = sw + t;
     uint4* gs = BP ? smem + nlet * RS + (wib * WS::NG + gl) * WS::GROUP_UNITS
                    : sw + nlet * RS + gl * WS::GROUP_UNITS;
-    unsigned short* ring = reinterpret_cast<unsigned short*>(gs);
+    unsigned char* ring = reinterpret_cast<unsigned char*>(gs);
     unsigned int* bring = reinterpret_cast<unsigned int*>(gs + WS::CODE_UNITS);
 
-    V nopen, next, zero;
+    V nopen, next, zero, reset;
+    splat(reset, -32767);
     splat(nopen, -gap_open);
     splat(next, -gap_ext);
     splat(zero, 0);
-    const unsigned int padpair = (unsigned int)pad | ((unsigned int)pad << 8);
-    const unsigned int pad2 = padpair | (padpair << 16);
+    const unsigned int pad1 = (unsigned int)pad & 0xffu;
+    const unsigned int pad4 = QP ? pad1 * 0x01010101u : (pad1 | (pad1 << 8)) * 0x00010001u;
     const bool lead = (t == 0);
-    const unsigned short* cp = codes + cb;
-    const unsigned int* bsrc = bnd + bb * BW;
-    unsigned int* bdst = bnd + (bb - (G - 1)) * BW;  // indexed by step: column s - (G - 1)
+    const unsigned char* cp = codes + (QP ? cb : 2 * cb);
+    const unsigned int* bsrc = bnd + cb * BW;
+    unsigned int* bdst = bnd + (cb - (G - 1)) * BW;  // indexed by step: column s - (G - 1)
 
     V mx = zero;
     for (int p = 0; p < npass; ++p) {
+        const int si = p * G + t;
+        const int fl = QP ? seg[si] : 0;
         // Stage this tile's query profile into the warp's shared memory.
         if (BP) __syncthreads(); else __syncwarp();
         {
-            const uint4* gp = gprof + (long long)p * T8;
+            const uint4* gp = gprof + (long long)p * U;
             const int i0 = BP ? (int)threadIdx.x : lane;
             const int di = BP ? SWP_NWARPS * 32 : 32;
             // destination order (consecutive threads, consecutive 16-byte units):
-            // unit u = c * G + tt holds rows tt * R + 8c .. +7 of the tile
-            for (int idx = i0; idx < nlet * T8; idx += di) {
-                const int let = idx / T8, u = idx - let * T8;
+            // unit u = c * G + tt holds rows tt * R + RPU * c .. of the tile
+            for (int idx = i0; idx < nlet * U; idx += di) {
+                const int let = idx / U, u = idx - let * U;
                 const int tt = u % G, c = u / G;
-                sw[let * RS + u] = gp[(long long)let * qpad8 + tt * C + c];
+                sw[let * RS + u] = gp[(long long)let * qstride + tt * C + c];
             }
         }
         if (BP) __syncthreads();
-        const bool rd = lead && p > 0;
+        const bool rd = lead && p > 0 && (fl & 3) != 3;
+        // QP: the halves that start a query here ignore the H/F from above.
+        const unsigned int keep = ((fl & 1) ? 0u : 0xffffu) | ((fl & 2) ? 0u : 0xffff0000u);
         const bool wr = (t == G - 1) && (p + 1 < npass);
+        // QP: score offsets of the two halves' queries, the sequence in hand
+        const long long qoa = QP ? (long long)sq[2 * si] * nunits : 0;
+        const long long qob = QP ? (long long)sq[2 * si + 1] * nunits : 0;
+        int uidx = u0;
+        if (QP) mx = zero;
         if (lead) {
             // Columns < 0 (and all not yet fetched) read as pad.
-            *reinterpret_cast<uint2*>(ring + 4) = make_uint2(pad2, pad2);
+            if (QP) {
+                *reinterpret_cast<unsigned int*>(ring + 4) = pad4;
 #pragma unroll
-            for (int x = 1; x < WS::CODE_RING / 8; ++x)
-                reinterpret_cast<uint4*>(ring)[x] = make_uint4(pad2, pad2, pad2, pad2);
-            fill_block<BW>(0, Lk, rd, ring, cp, bring, bsrc, pad2);
+                for (int x = 1; x < WS::CODE_RING / 16; ++x)
+                    reinterpret_cast<uint4*>(ring)[x] = make_uint4(pad4, pad4, pad4, pad4);
+            } else {
+                *reinterpret_cast<uint2*>(ring + 8) = make_uint2(pad4, pad4);
+#pragma unroll
+                for (int x = 1; x < WS::CODE_RING / 8; ++x)
+                    reinterpret_cast<uint4*>(ring)[x] = make_uint4(pad4, pad4, pad4, pad4);
+            }
+            fill_block<BW, QP>(0, Lk, rd, ring, cp, bring, bsrc, pad4);
         }
         cp_async_commit();
 
@@ -317,8 +381,7 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8
             const int s0 = b << 2;
             // Prefetch block b + 1, then wait for block b.
             if (lead)
-                fill_block<BW>(s0 + 4, Lk, rd, ring + ((s0 + 4) & (WS::CODE_RING - 1)), cp,
-                               bring + ((b + 1) & 1) * 4 * BW, bsrc, pad2);
+                fill_block<BW, QP>(s0 + 4, Lk, rd, ring, cp, bring + ((b + 1) & 1) * 4 * BW, bsrc, pad4);
             cp_async_commit();
             cp_async_wait1();
             __syncwarp();
@@ -336,41 +399,69 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8
                     bnd_get(bcur + u * BW, hb, fb);
                     hup = lead ? hb : hup;
                     fup = lead ? fb : fup;
+                    if constexpr (QP) { hup = mask(hup, keep); fup = mask(fup, keep); }
                 }
-                const unsigned int cd = ring[(s - t) & (WS::CODE_RING - 1)];
-                const uint4* pa = sp + (cd & 0xffu) * RS;
-                const uint4* pb = sp + (cd >> 8) * RS;
-                unsigned int wa[R / 2], wb[R / 2];
+                unsigned int wa[NW], wb[QP ? 1 : NW];
+                unsigned int flags = 0;  // QP: the code byte (letter and flags)
+                if constexpr (QP) {
+                    const unsigned int cd = ring[(s - t) & (WS::CODE_RING - 1)];
+                    flags = cd;
+                    const uint4* pa = sp + (cd & 0x3fu) * RS;
 #pragma unroll
-                for (int c = 0; c < C; ++c) {
-                    const uint4 A = pa[c * G];
-                    const uint4 B = pb[c * G];
-                    wa[4 * c] = A.x; wa[4 * c + 1] = A.y; wa[4 * c + 2] = A.z; wa[4 * c + 3] = A.w;
-                    wb[4 * c] = B.x; wb[4 * c + 1] = B.y; wb[4 * c + 2] = B.z; wb[4 * c + 3] = B.w;
+                    for (int c = 0; c < C; ++c) {
+                        const uint4 A = pa[c * G];
+                        wa[4 * c] = A.x; wa[4 * c + 1] = A.y; wa[4 * c + 2] = A.z; wa[4 * c + 3] = A.w;
+                    }
+                } else {
+                    const unsigned int cd = reinterpret_cast<const unsigned short*>(ring)[(s - t) & (WS::CODE_RING - 1)];
+                    const uint4* pa = sp + (cd & 0xffu) * RS;
+                    const uint4* pb = sp + (cd >> 8) * RS;
+#pragma unroll
+                    for (int c = 0; c < C; ++c) {
+                        const uint4 A = pa[c * G];
+                        const uint4 B = pb[c * G];
+                        wa[4 * c] = A.x; wa[4 * c + 1] = A.y; wa[4 * c + 2] = A.z; wa[4 * c + 3] = A.w;
+                        wb[4 * c] = B.x; wb[4 * c + 1] = B.y; wb[4 * c + 2] = B.z; wb[4 * c + 3] = B.w;
+                    }
                 }
-                V x = add_max(hprev, subst_row<0>(wa, wb, zero), E[0]);
+                // QP: the two pad columns that end a sequence (bit 7) use gap
+                // costs of 32767, which leave H, E and F all zero after them: the
+                // next sequence starts clean without clearing 2R registers.
+                const bool rs = QP && flags >= 0x80u;  // bit 7 (a byte)
+                const V nop = rs ? reset : nopen;
+                const V nxt = rs ? reset : next;
+                V x = add_max(hprev, subst_row<0, QP>(wa, wb, zero), E[0]);
                 hprev = hup;
                 V f = fup;
-                Rows<R, V, 0>::run(H, E, x, f, mx, wa, wb, nopen, next, zero);
+                Rows<R, V, 0, QP>::run(H, E, x, f, mx, wa, wb, nop, nxt, zero);
                 hl = H[R - 1];
                 fo = f;
+                if (QP && (flags & 0x40u)) {
+                    // last column of a sequence: fold this thread's maxima into its scores
+                    if (fl & 12) {
+                        int sa, sb;
+                        scores_of(mx, sa, sb);
+                        const long long so = porig[uidx];
+                        if (fl & 4) atomicMax(scores + qoa + so, sa);
+                        if (fl & 8) atomicMax(scores + qob + so, sb);
+                    }
+                    mx = zero;
+                    ++uidx;
+                }
                 if (wr && (unsigned int)(s - (G - 1)) < (unsigned int)Lk) bnd_put(wp, hl, fo);
                 wp += BW;
             }
         }
         cp_async_wait_all();
+
     }
 
+    if constexpr (!QP) {
 #pragma unroll
-    for (int o = 1; o < G; o <<= 1) mx = max_relu(mx, shfl_xor(mx, o, G));
-
-    if (lead && k >= 0) {
-        int sa, sb;
-        scores_of(mx, sa, sb);
-        if (!WIDE && (sa > thresh || sb > thresh)) {
-            const int pos = atomicAdd(ovf, 1);
-            ovf[1 + pos] = k;
-        } else {
+        for (int o = 1; o < G; o <<= 1) mx = max_relu(mx, shfl_xor(mx, o, G));
+        if (lead && k >= 0) {
+            int sa, sb;
+            scores_of(mx, sa, sb);
             scores[porig[2 * k]] = sa;
             const int ib = porig[2 * k + 1];
             if (ib >= 0) scores[ib] = sb;
@@ -382,7 +473,8 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qpad8
 // Helpers
 // ---------------------------------------------------------------------------
 
-// Pair-interleaved database codes: one block per pair.
+// Pair-interleaved database codes: one block per pair (from the unit codes,
+// flags dropped).
 extern "C" __global__ void swp_build_pairs(const unsigned char* __restrict__ res,
                                            const long long* __restrict__ sa, const long long* __restrict__ sb,
                                            const int* __restrict__ la, const int* __restrict__ lb,
@@ -396,9 +488,31 @@ extern "C" __global__ void swp_build_pairs(const unsigned char* __restrict__ res
     const unsigned char* A = res + sa[k];
     const unsigned char* B = res + sb[k];
     for (int j = threadIdx.x; j < L; j += blockDim.x) {
-        const unsigned int a = j < na ? (unsigned int)A[j] : (unsigned int)pad;
-        const unsigned int b = j < nb ? (unsigned int)B[j] : (unsigned int)pad;
+        const unsigned int a = j < na ? (unsigned int)(A[j] & 0x3f) : (unsigned int)pad;
+        const unsigned int b = j < nb ? (unsigned int)(B[j] & 0x3f) : (unsigned int)pad;
         codes[o + j] = (unsigned short)(a | (b << 8));
+    }
+}
+
+// One sequence per unit (query-pair layout): unit k copies res[src[k] ..
+// + len[k]) to codes[uoff[k] ..] and pads it to ulen[k] >= len[k] + 2
+// columns; bit 7 marks its last two columns, bit 6 its last one (letters use
+// bits 0-5).
+extern "C" __global__ void swp_build_units(const unsigned char* __restrict__ res, const long long* __restrict__ src,
+                                           const int* __restrict__ len, const long long* __restrict__ uoff,
+                                           const int* __restrict__ ulen, const int nunits, const int pad,
+                                           unsigned char* __restrict__ codes)
+{
+    const int k = blockIdx.x;
+    if (k >= nunits) return;
+    const unsigned char* A = res + src[k];
+    unsigned char* D = codes + uoff[k];
+    const int L = len[k], UL = ulen[k];
+    for (int j = threadIdx.x; j < UL; j += blockDim.x) {
+        unsigned int c = j < L ? A[j] : (unsigned int)pad;
+        if (j >= UL - 2) c |= 0x80u;  // the two closing pad columns (UL >= L + 2)
+        if (j == UL - 1) c |= 0x40u;  // the last column
+        D[j] = (unsigned char)c;
     }
 }
 
@@ -422,19 +536,25 @@ extern "C" __global__ void swp_build_profile(const int* __restrict__ M, const in
 // Explicit instantiations for offline builds (nvcc --resource-usage checks);
 // at run time NVRTC instantiates only the variants it is asked for.
 #ifndef __CUDACC_RTC__
-#define SWP_INSTANTIATE(G, R, W, BP)                                                                      \
-    template __global__ void sw_search<G, R, W, BP>(const uint4* __restrict__, const int, const long long, \
-        const int, const unsigned short* __restrict__, const long long* __restrict__,                      \
-        const int* __restrict__, const int* __restrict__, const int, const int, const int* __restrict__,   \
-        const int,                                                                                         \
-        unsigned int* __restrict__, const long long* __restrict__, const int, const int, const int,        \
-        const int, int* __restrict__, int* __restrict__);
-SWP_INSTANTIATE(8, 16, false, false)
-SWP_INSTANTIATE(16, 16, false, false)
-SWP_INSTANTIATE(16, 24, false, true)
-SWP_INSTANTIATE(16, 32, false, true)
-SWP_INSTANTIATE(32, 16, false, true)
-SWP_INSTANTIATE(32, 24, false, true)
-SWP_INSTANTIATE(32, 32, false, true)
-SWP_INSTANTIATE(32, 16, true, true)
+#define SWP_INSTANTIATE(G, R, W, BP, QP)                                                                  \
+    template __global__ void sw_search<G, R, W, BP, QP>(const uint4* __restrict__, const int,             \
+        const long long, const int, const unsigned char* __restrict__, const long long* __restrict__,      \
+        const int* __restrict__, const int* __restrict__, const int, const int, unsigned int* __restrict__, \
+        const int* __restrict__, const int* __restrict__, const int, const int, const int, const int,      \
+        int* __restrict__);
+SWP_INSTANTIATE(8, 16, false, false, false)
+SWP_INSTANTIATE(16, 16, false, false, false)
+SWP_INSTANTIATE(16, 24, false, true, false)
+SWP_INSTANTIATE(16, 32, false, true, false)
+SWP_INSTANTIATE(32, 16, false, true, false)
+SWP_INSTANTIATE(32, 24, false, true, false)
+SWP_INSTANTIATE(32, 32, false, true, false)
+SWP_INSTANTIATE(32, 16, true, true, false)
+SWP_INSTANTIATE(8, 16, false, false, true)
+SWP_INSTANTIATE(16, 16, false, false, true)
+SWP_INSTANTIATE(16, 24, false, true, true)
+SWP_INSTANTIATE(16, 32, false, true, true)
+SWP_INSTANTIATE(32, 16, false, true, true)
+SWP_INSTANTIATE(32, 24, false, true, true)
+SWP_INSTANTIATE(32, 32, false, true, true)
 #endif
