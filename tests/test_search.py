@@ -170,9 +170,11 @@ def test_top10_identical_cpu_and_cuda_on_swissprot_100k(shared_data):
     scoring = Scoring.default("protein")
     cpu = Searcher(db, scoring, device="cpu")
     gpu = Searcher(db, scoring, device="cuda")
-    for q in queries:
-        a, b = cpu.scores(q), gpu.scores(q)
+    together = gpu.scores_many(queries)  # the query-pair kernel, as swgpu search runs it
+    for q, c in zip(queries, together):
+        a, b = cpu.scores(q), gpu.scores(q)  # b: one query alone, the sequence-pair kernel
         np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
         top_a = [(db.names[i], int(a[i])) for i in rank_hits(a, db.index, 10)]
         top_b = [(db.names[i], int(b[i])) for i in rank_hits(b, db.index, 10)]
         assert top_a == top_b
@@ -192,8 +194,11 @@ def test_multi_gpu_split_equals_one_gpu(swissprot_db):
     scoring = Scoring.default("protein")
     one = Searcher(db, scoring, device="cuda", gpus=[0])
     many = Searcher(db, scoring, device="cuda")
-    for q in (special["q3000"], db.sequence(5)):
+    qs = [special["q3000"], db.sequence(5)]
+    for q in qs:
         np.testing.assert_array_equal(one.scores(q), many.scores(q))
+    for a, b in zip(one.scores_many(qs), many.scores_many(qs)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_query_schedule_balances_the_halves():
