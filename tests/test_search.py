@@ -267,3 +267,16 @@ def test_host_unit_codes_match_the_layout():
             c |= 0x40 if j == UL - 1 else 0
             ref[a + j] = c
     np.testing.assert_array_equal(out, ref)
+
+
+def test_gpu_batch_size_bounded_by_memory():
+    from swgpu.engines.cuda.search import CudaSearchEngine
+
+    eng = object.__new__(CudaSearchEngine)  # the host-side rule only, no GPU
+    eng.memory_limit, eng._limit_at_load = None, 40 << 30
+    eng.n = 1_000_000
+    assert eng._batch_size() == 64
+    eng.n = 200_000_000  # 64 score arrays would take 51 GB: 13 of 0.8 GB fit in 10 GiB
+    assert eng._batch_size() == 13
+    eng.memory_limit = 1 << 20
+    assert eng._batch_size() == 1

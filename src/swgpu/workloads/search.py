@@ -219,9 +219,12 @@ class Searcher:
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32) -> Iterator[SearchResult]:
         """Search each query, in order: scores of up to ``batch`` queries at a
-        time (:meth:`scores_many`), then the ranking and alignments of each.
+        time (:meth:`scores_many`; fewer for databases of hundreds of millions
+        of sequences), then the ranking and alignments of each.
         A result's ``seconds`` is its share of its batch's scoring time."""
         self._check_evalue(evalue)
+        # every result holds all scores of its query: keep a batch's under ~1 GiB
+        batch = max(1, min(batch, (1 << 30) // max(1, 4 * len(self.database))))
         it = iter(queries)
         while True:
             chunk = []

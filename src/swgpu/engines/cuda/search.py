@@ -281,6 +281,7 @@ class CudaSearchEngine:
             self._d_matrix = cp.asarray(self.matrix.ravel())
         self._db = None
         self._parts: list = []
+        self._limit_at_load = 0
         self._pinned = None
         self._pinned_len = 0
 
@@ -372,6 +373,7 @@ class CudaSearchEngine:
             limit = self.memory_limit
             if limit is None:
                 limit = int(0.7 * cp.cuda.runtime.memGetInfo()[0])
+            self._limit_at_load = limit
             max_ulen = int(units["ulen"][0]) if n else 0
             fixed = n * _BYTES_PER_SEQUENCE
             if total_cols * _BYTES_PER_COLUMN + fixed <= limit:
@@ -646,6 +648,13 @@ class CudaSearchEngine:
             db["codes"], coff, cfirst, db["uorig"],
             np.int32(nchunks), np.int32(0), bnd, d_info, d_sq, np.int32(self.n), *self._tail(d_scores)))
 
+    def _batch_size(self) -> int:
+        """Queries scored together: up to 64, fewer when their score arrays
+        (4 bytes per query and sequence, on the GPU and in pinned host memory)
+        would take more than a quarter of the memory limit."""
+        limit = self.memory_limit if self.memory_limit is not None else self._limit_at_load
+        return max(1, min(_BATCH_QUERIES, (limit // 4) // max(1, 4 * self.n)))
+
     def _host_buffer(self, count: int) -> np.ndarray:
         if self._pinned_len < count:
             self._pinned = self._cp.cuda.alloc_pinned_memory(4 * max(count, 1))
@@ -659,7 +668,8 @@ class CudaSearchEngine:
     def scores_many(self, queries) -> list:
         """Scores of several queries (a list of arrays, one per query).
 
-        Batches of up to 64 queries run on the query-pair kernel (or one by one
+        Batches of up to 64 queries (fewer for databases of very many
+        sequences) run on the query-pair kernel (or one by one
         on sequence pairs where the cost model says so), enqueued back to back
         over every part of the database; the results come back with one
         synchronisation per batch (more when a score overflowed 16 bits)."""
@@ -673,8 +683,9 @@ class CudaSearchEngine:
         timing = {"kernel": 0.0, "overflow_rerun": 0.0, "d2h": 0.0, "total": 0.0}
         configs, reruns = [], 0
         with cp.cuda.Device(self.device_id), self._stream:
-            for b0 in range(0, len(qs), _BATCH_QUERIES):
-                batch = [(i, q) for i, q in enumerate(qs[b0:b0 + _BATCH_QUERIES], start=b0) if q.size and n]
+            per_batch = self._batch_size()
+            for b0 in range(0, len(qs), per_batch):
+                batch = [(i, q) for i, q in enumerate(qs[b0:b0 + per_batch], start=b0) if q.size and n]
                 if not batch:
                     continue
                 nb = len(batch)
