@@ -90,6 +90,16 @@ def _plot(path: Path, title: str, xlabel: str, series: dict[str, tuple[list, lis
     return path
 
 
+def _median_seconds(fn, repeats: int) -> float:
+    """Median wall time of ``repeats`` calls of ``fn``."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
 def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | None = None, device: str = "auto",
                  matrix: str = "BLOSUM62", gap_open: int = 11, gap_extend: int = 1, top: int = 10,
                  repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print) -> dict:
@@ -108,22 +118,12 @@ def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | Non
     load_s = time.perf_counter() - t0
     total_cells = sum(len(q) for q in queries) * db.total_residues
     # all queries together (the way the search command scores them), then one by one
-    times = []
-    for _ in range(repeats):
-        t1 = time.perf_counter()
-        searcher.scores_many(queries)
-        times.append(time.perf_counter() - t1)
-    total_s = float(np.median(times))
+    total_s = _median_seconds(lambda: searcher.scores_many(queries), repeats)
     log(f"{len(queries)} queries together: {total_s * 1e3:9.2f} ms  {total_cells / total_s / 1e9:9.1f} GCUPS")
     rows = []
     single_s = 0.0
     for q in queries:
-        times = []
-        for _ in range(repeats):
-            t1 = time.perf_counter()
-            searcher.scores(q)
-            times.append(time.perf_counter() - t1)
-        s = float(np.median(times))
+        s = _median_seconds(lambda: searcher.scores(q), repeats)
         cells = len(q) * db.total_residues
         single_s += s
         rows.append({"query": q.name, "length": len(q), "seconds": s, "gcups": cells / s / 1e9})

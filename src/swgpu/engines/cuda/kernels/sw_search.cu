@@ -78,19 +78,6 @@
 #include "lanes.cuh"
 using namespace lanes;
 
-// Substitution scores of two consecutive query rows from profile words:
-// wa = rows (r, r+1) against letter a, wb = the same rows against letter b.
-__device__ __forceinline__ void subst(unsigned int wa, unsigned int wb, P2& s0, P2& s1)
-{
-    s0.v = __byte_perm(wa, wb, 0x5410);
-    s1.v = __byte_perm(wa, wb, 0x7632);
-}
-__device__ __forceinline__ void subst(unsigned int wa, unsigned int wb, W2& s0, W2& s1)
-{
-    s0.a = ((int)(wa << 16)) >> 16; s0.b = ((int)(wb << 16)) >> 16;
-    s1.a = ((int)wa) >> 16;         s1.b = ((int)wb) >> 16;
-}
-
 // Asynchronous global -> shared copies (cp.async), so that prefetched
 // boundary values and residue codes occupy no registers.
 __device__ __forceinline__ void cp_async4(void* smem_dst, const void* gsrc)
