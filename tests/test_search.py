@@ -195,6 +195,7 @@ def test_multi_gpu_split_equals_one_gpu(swissprot_db):
     one = Searcher(db, scoring, device="cuda", gpus=[0])
     many = Searcher(db, scoring, device="cuda")
     qs = [special["q3000"], db.sequence(5)]
+    many.compile(qs)  # kernels and chunk tables of every GPU made before any scoring
     for q in qs:
         np.testing.assert_array_equal(one.scores(q), many.scores(q))
     for a, b in zip(one.scores_many(qs), many.scores_many(qs)):
@@ -236,7 +237,7 @@ def test_query_pair_profile_layout():
     stub = types.SimpleNamespace(K=K, _mx=mx)
     qs = [rng.integers(0, K, size=L).astype(np.uint8) for L in (40, 9, 17)]
     P, prof, info, sq = CudaSearchEngine._query_pair_profile(stub, qs, 8, 16)
-    assert prof.flags["C_CONTIGUOUS"] and prof.dtype == np.uint32 and prof.shape == (K + 1, P * 128)
+    assert prof.flags["C_CONTIGUOUS"] and prof.dtype == np.uint32 and prof.shape == (K + 3, P * 128)
     lo = (prof & 0xFFFF).astype(np.uint16).view(np.int16)
     hi = (prof >> 16).astype(np.uint16).view(np.int16)
     # longest (40) first on half a from row 0; 17 on half b from row 0, then 9 after it (segment 2)
@@ -244,6 +245,8 @@ def test_query_pair_profile_layout():
     np.testing.assert_array_equal(hi[:K, :17], mx[qs[2], :K].T)
     np.testing.assert_array_equal(hi[:K, 32:41], mx[qs[1], :K].T)
     assert (lo[K] == -16384).all() and (lo[:, 40:] == -16384).all() and (hi[:, 17:32] == -16384).all()
+    np.testing.assert_array_equal(prof[K + 1], prof[K])  # the closing letters score as the pad
+    np.testing.assert_array_equal(prof[K + 2], prof[K])
     assert info[0] & 3 == 3 and info[2] & 2 and sq[2 * 2 + 1] == 1 and sq[0] == 0
 
 
@@ -263,8 +266,8 @@ def test_host_unit_codes_match_the_layout():
         assert UL == (0 if L == 0 else (L + 5) // 4 * 4)
         for j in range(UL):
             c = int(res[s + j]) if j < L else 20
-            c |= 0x80 if j >= UL - 2 else 0
-            c |= 0x40 if j == UL - 1 else 0
+            c = 21 if j >= UL - 2 else c
+            c = 22 if j == UL - 1 else c
             ref[a + j] = c
     np.testing.assert_array_equal(out, ref)
 
@@ -280,3 +283,23 @@ def test_gpu_batch_size_bounded_by_memory():
     assert eng._batch_size() == 13
     eng.memory_limit = 1 << 20
     assert eng._batch_size() == 1
+
+
+def test_batch_tile_charges_chunks_run_in_lockstep():
+    # chunks of unequal columns cost more on tiles whose warps hold several
+    # groups (G < 32) or share one profile per block (barrier every pass)
+    from swgpu.engines.cuda.search import _lockstep_columns, choose_batch_tile
+
+    assert _lockstep_columns([5, 1, 1, 1, 2], 2) == (5 + 1 + 2) * 2
+    assert _lockstep_columns([3, 3, 3], 1) == 9
+    assert _lockstep_columns([], 4) == 0
+    lengths = [2000] * 20
+    even = np.full(4096, 1000)
+    cost_even, tile_even = choose_batch_tile(lengths, int(even.sum()), 10**5, even)
+    assert (cost_even, tile_even) == choose_batch_tile(lengths, int(even.sum()), 10**5)
+    assert tile_even == (16, 32)
+    # 16 long chunks, then 16 short: the 16 warps of a block (G = 32) see equal
+    # chunks, but 32 groups in lockstep (G = 16) always include a long one
+    uneven = np.tile([1900] * 16 + [100] * 16, 128)
+    cost, tile = choose_batch_tile(lengths, int(uneven.sum()), 10**5, uneven)
+    assert tile == (32, 32) and cost > cost_even

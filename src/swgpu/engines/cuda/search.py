@@ -41,6 +41,7 @@ __all__ = ["CudaSearchEngine", "VARIANTS", "pair_layout", "unit_layout", "query_
 KERNEL_FILE = "sw_search.cu"
 NWARPS = 2                      # warps per block of the warp-private-profile kernels
 NWARPS_SHARED = 8               # warps per block when the block shares one profile tile
+NWARPS_SHARED_QP = 16           # the same for query pairs: one block (one profile copy) per SM
 PAD_SCORE = -32768              # profile value of the pad letter and of rows past the query
 #: (G, R) tile shapes compiled on demand: G threads per pair, R query rows per thread.
 VARIANTS = ((8, 16), (16, 16), (16, 24), (16, 32), (32, 16), (32, 24), (32, 32))
@@ -50,9 +51,10 @@ WIDE_VARIANT = (32, 16)         # 32-bit re-run of overflowing pairs
 _SPEED = {(2, 24): 532, (4, 24): 1111, (8, 16): 1895, (8, 24): 2163, (8, 32): 2194,
           (16, 16): 3735, (16, 24): 3892, (16, 32): 3988, (32, 16): 4110, (32, 24): 4307, (32, 32): 4373}
 #: The same for query pairs (no byte permutation per cell, chunks streamed so no
-#: fill): 20 queries against 1,000,000 random sequences of 256 and Swiss-Prot.
-_SPEED_QP = {(8, 16): 3200, (16, 16): 3700, (16, 24): 4450, (16, 32): 4550, (32, 16): 4200,
-             (32, 24): 4400, (32, 32): 4600}
+#: fill): kernel time of 20 queries against 1,000,000 random sequences of 256
+#: (chunks of equal columns; unequal chunks are charged in choose_batch_tile).
+_SPEED_QP = {(8, 16): 4400, (16, 16): 3000, (16, 24): 5050, (16, 32): 5150, (32, 16): 4600,
+             (32, 24): 4900, (32, 32): 5100}
 _MAX_ABS_SCORE = 8192           # matrix entries must fit the 16-bit profile with the pad margin
 _BATCH_QUERIES = 64             # scores_many: queries in flight at once
 _BYTES_PER_COLUMN = 12          # GPU memory per database column: codes, pair codes, boundary
@@ -75,7 +77,7 @@ def block_shared(G: int, R: int) -> bool:
 
 def _smem_bytes(G: int, R: int, wide: bool, nlet: int, nwarps: int, qp: bool = False) -> int:
     group_units = 8 + (2 * 4 * (4 if wide else 2) * 4) // 16 + 1
-    prof = nlet * _row_stride(G, R, qp)
+    prof = nlet * _row_stride(G, R, qp) + 32  # profile tile and gap-cost table
     groups = nwarps * (32 // G) * group_units
     if block_shared(G, R):
         return (prof + groups) * 16
@@ -112,7 +114,8 @@ def unit_layout(offsets: np.ndarray) -> dict:
 def host_unit_codes(res: np.ndarray, units: dict, pad: int, out: np.ndarray) -> np.ndarray:
     """The GPU code layout of ``units`` (as the ``swp_build_units`` kernel
     writes it) built on the host into ``out``: each sequence's residues, pad
-    columns up to ``ulen``, bit 7 on the last two columns, bit 6 on the last."""
+    columns up to ``ulen``, the closing letter ``pad + 1`` on the last two
+    columns but ``pad + 2`` on the very last."""
     total = units["total_cols"]
     out[:total] = pad
     L, src, uoff, ulen = units["length"], units["src"], units["uoff"], units["ulen"]
@@ -132,8 +135,8 @@ def host_unit_codes(res: np.ndarray, units: dict, pad: int, out: np.ndarray) -> 
         i = j
     nz = ulen > 0
     ends = uoff[nz] + ulen[nz]
-    out[ends - 2] |= 0x80
-    out[ends - 1] |= 0xC0
+    out[ends - 2] = pad + 1
+    out[ends - 1] = pad + 2
     return out
 
 
@@ -203,13 +206,31 @@ def _tile_costs_single(Q, total_cols, npairs):
     return out
 
 
-def choose_batch_tile(lengths, total_cols: int, nunits: int) -> tuple[float, tuple[int, int]]:
+def _lockstep_columns(chunk_cols, n: int) -> int:
+    """Columns that chunks run in lockstep ``n`` at a time take: each set of
+    ``n`` consecutive chunks lasts as long as its longest."""
+    c = np.asarray(chunk_cols, dtype=np.int64).ravel()
+    if c.size == 0:
+        return 0
+    pad = (-c.size) % n
+    c = np.concatenate([c, np.zeros(pad, dtype=np.int64)]).reshape(-1, n)
+    return int(c.max(axis=1).sum()) * n
+
+
+def choose_batch_tile(lengths, total_cols: int, nunits: int, chunk_cols=None) -> tuple[float, tuple[int, int]]:
     """(modelled cost, (G, R)) of the query-pair kernel for a batch of queries:
-    rows of the busier half (whole segments) x columns / measured speed."""
+    rows of the busier half (whole segments) x columns / measured speed. With
+    ``chunk_cols`` (columns of each chunk, in order) the columns are those of
+    chunks run in lockstep: the groups of a warp (32 / G), and the warps of a
+    block, which meet at a barrier every pass, for block-shared tiles."""
     best = (math.inf, VARIANTS[0])
     for G, R in VARIANTS:
         P, _ = query_schedule(lengths, G, R)
-        cost = P * G * R * max(total_cols, 1) / _SPEED_QP[(G, R)]
+        cols = max(total_cols, 1)
+        if chunk_cols is not None:
+            n = (32 // G) * (NWARPS_SHARED_QP if block_shared(G, R) else 1)
+            cols = max(_lockstep_columns(chunk_cols, n), 1)
+        cost = P * G * R * cols / _SPEED_QP[(G, R)]
         if cost < best[0] * 0.999:
             best = (cost, (G, R))
     return best
@@ -265,7 +286,7 @@ class CudaSearchEngine:
         #: GPU memory the database may take (bytes; None: 70% of the free memory);
         #: a larger database is streamed in parts. Set before load_database().
         self.memory_limit: int | None = None
-        #: Warps per thread block (None: NWARPS, or NWARPS_SHARED for block-shared tiles).
+        #: Warps per thread block (None: NWARPS, or NWARPS_SHARED(_QP) for block-shared tiles).
         self.nwarps: int | None = None
         self.last_timing: dict = {"kernel": 0.0, "overflow_rerun": 0.0, "d2h": 0.0, "total": 0.0}
         self.last_config: dict = {}
@@ -287,8 +308,9 @@ class CudaSearchEngine:
 
     @property
     def threshold(self) -> int:
-        """Largest 16-bit score that proves no 16-bit addition wrapped."""
-        return 32767 - self._max_score
+        """Largest 16-bit score that proves no 16-bit addition wrapped (the
+        kernel stores every value shifted up by ``gap_open + 1``)."""
+        return 32767 - self._max_score - (self.gap_open + 1)
 
     # ------------------------------------------------------------------ kernels
     def _helper(self, name: str):
@@ -299,13 +321,15 @@ class CudaSearchEngine:
             self._kernels[name] = k
         return k
 
-    def _warps(self, G: int, R: int) -> int:
+    def _warps(self, G: int, R: int, qp: bool = False) -> int:
         if self.nwarps:
             return int(self.nwarps)
-        return NWARPS_SHARED if block_shared(G, R) else NWARPS
+        if block_shared(G, R):
+            return NWARPS_SHARED_QP if qp else NWARPS_SHARED
+        return NWARPS
 
     def _kernel(self, G: int, R: int, wide: bool, qp: bool):
-        nw = self._warps(G, R)
+        nw = self._warps(G, R, qp)
         key = (G, R, wide, qp, nw)
         k = self._kernels.get(key)
         if k is None:
@@ -314,18 +338,26 @@ class CudaSearchEngine:
             with self._cp.cuda.Device(self.device_id):
                 mod = _runtime.get_module(KERNEL_FILE, opts, (name,))
                 k = mod.get_function(name)
-                smem = _smem_bytes(G, R, wide, 33, nw, qp)  # enough for any alphabet (K <= 32)
+                smem = _smem_bytes(G, R, wide, 35, nw, qp)  # enough for any alphabet (K <= 32)
                 if smem > 48 * 1024:
                     k.max_dynamic_shared_size_bytes = smem
+                # all of the unified L1/shared memory as shared memory (the kernel
+                # caches little in L1), so that as many blocks fit as registers allow
+                k.preferred_shared_memory_carveout = 100
             self._kernels[key] = k
         return k
 
     def _launch(self, G: int, R: int, wide: bool, qp: bool, ngroups: int, args: tuple):
-        nw = self._warps(G, R)
+        nw = self._warps(G, R, qp)
         grid = -(-ngroups // (nw * (32 // G)))
         if grid:
             self._kernel(G, R, wide, qp)((grid,), (nw * 32,), args,
-                                         shared_mem=_smem_bytes(G, R, wide, self.nlet, nw, qp))
+                                         shared_mem=_smem_bytes(G, R, wide, self._letters(qp), nw, qp))
+
+    def _letters(self, qp: bool) -> int:
+        """Profile rows: the alphabet and the pad letter, and for query pairs
+        the two closing letters of a sequence (profile rows of the pad)."""
+        return self.nlet + 2 if qp else self.nlet
 
     def compile(self, query_lengths=(), variants=None) -> float:
         """Compile (or load from CuPy's cache) the kernels that scoring the given
@@ -522,10 +554,13 @@ class CudaSearchEngine:
         return out
 
     def _chunks(self):
-        """(column offsets, first sequence) of the chunks the query-pair kernel
-        streams in the current part: consecutive non-empty sequences, about
-        ``chunk_columns`` columns each (default: CHUNKS_PER_SM chunks per SM
-        over the whole database, for load balance)."""
+        """(column ranges, first sequences, and the columns on the host) of the
+        chunks the query-pair kernel streams in the current part: consecutive
+        non-empty sequences, about ``chunk_columns`` columns each (default:
+        CHUNKS_PER_SM chunks per SM over the whole database, for load balance).
+        Chunks go to groups longest first, so the chunks that run in lockstep
+        (the groups of a warp, the warps of a block) have about equal columns,
+        and the longest start first."""
         db = self._db
         target = int(self.chunk_columns or 0)
         key = ("chunks", target)
@@ -538,9 +573,14 @@ class CudaSearchEngine:
             cid = units["uoff"][:nz] // max(target, 1)
             starts = np.flatnonzero(np.diff(cid, prepend=-1)).astype(np.int64)
             coff = np.append(units["uoff"][starts], units["total_cols"]).astype(np.int64)
+            cols = np.diff(coff)
+            order = np.argsort(-cols, kind="stable")
+            ranges = np.stack([coff[:-1][order], coff[1:][order]], axis=1).ravel()
             cp = self._cp
-            db[key] = (cp.asarray(coff), cp.asarray(starts.astype(np.int32)) if starts.size else
-                       cp.zeros(0, dtype=np.int32))
+            with cp.cuda.Device(self.device_id):  # also called from the cost model, outside scoring
+                db[key] = (cp.asarray(ranges) if ranges.size else cp.zeros(2, dtype=np.int64),
+                           cp.asarray(starts[order].astype(np.int32)) if starts.size else
+                           cp.zeros(0, dtype=np.int32), cols[order])
         return db[key]
 
     # ------------------------------------------------------------------- config
@@ -560,7 +600,7 @@ class CudaSearchEngine:
         if self.config_override is not None:
             tile = tuple(self.config_override)
         else:
-            qcost, tile = choose_batch_tile(lengths, units["total_cols"], units["n"])
+            qcost, tile = choose_batch_tile(lengths, units["total_cols"], units["n"], self._chunks()[2])
             if self.batch_mode == "auto":
                 cols, npairs = (units["total_cols"] + 1) // 2, (units["n"] + 1) // 2
                 pcost = sum(min(_tile_costs_single(q, cols, npairs))[0] for q in lengths)
@@ -632,6 +672,7 @@ class CudaSearchEngine:
                 info[segs] |= 4 << h                # holds a query: scores folded in
             info[~busy] |= 1 << h                   # idle: zero input, never folded
         mxT = np.ascontiguousarray(self._mx.T, dtype=np.int64) & 0xFFFF  # (letter, query code)
+        mxT = np.vstack([mxT, mxT[self.K], mxT[self.K]])  # the closing letters score as the pad
         prof = np.ascontiguousarray((mxT[:, lane_codes[0]] | (mxT[:, lane_codes[1]] << 16)).astype(np.uint32))
         return P, prof, info, sq
 
@@ -641,11 +682,11 @@ class CudaSearchEngine:
         (G, R), P, d_prof, d_info, d_sq = plan
         db = self._db
         bnd = self._bnd(2 * db["units"]["total_cols"]) if P > 1 else self._dummy
-        coff, cfirst = self._chunks()
+        cranges, cfirst, _ = self._chunks()
         nchunks = int(cfirst.size)
         self._launch(G, R, False, True, nchunks, (
-            d_prof, np.int32(self.nlet), np.int64(P * G * R // 4), np.int32(P),
-            db["codes"], coff, cfirst, db["uorig"],
+            d_prof, np.int32(self._letters(True)), np.int64(P * G * R // 4), np.int32(P),
+            db["codes"], cranges, cfirst, db["uorig"],
             np.int32(nchunks), np.int32(0), bnd, d_info, d_sq, np.int32(self.n), *self._tail(d_scores)))
 
     def _batch_size(self) -> int:

@@ -32,6 +32,15 @@ __device__ __forceinline__ W2 max3(W2 a, W2 b, W2 c) { W2 r; r.a = __vimax3_s32(
 __device__ __forceinline__ P2 max3_relu(P2 a, P2 b, P2 c) { P2 r; r.v = __vimax3_s16x2_relu(a.v, b.v, c.v); return r; }
 __device__ __forceinline__ W2 max3_relu(W2 a, W2 b, W2 c) { W2 r; r.a = __vimax3_s32_relu(a.a, b.a, c.a); r.b = __vimax3_s32_relu(a.b, b.b, c.b); return r; }
 
+// a - b lane by lane. P2: one 32-bit subtraction, exact in both halves when
+// the low half of a is at least the low half of b (no borrow crosses over);
+// it then runs on the FMA pipe (IMAD) instead of the DPX (ALU) pipe.
+__device__ __forceinline__ P2 sub_nb(P2 a, P2 b) { P2 r; r.v = a.v - b.v; return r; }
+__device__ __forceinline__ W2 sub_nb(W2 a, W2 b) { W2 r; r.a = a.a - b.a; r.b = a.b - b.b; return r; }
+// the halves of a selected by m (0xffff: low, 0xffff0000: high), those of c elsewhere
+__device__ __forceinline__ P2 blend(P2 a, unsigned int m, P2 c) { a.v = (a.v & m) | (c.v & ~m); return a; }
+__device__ __forceinline__ W2 blend(W2 a, unsigned int m, W2 c) { a.a = (m & 0xffffu) ? a.a : c.a; a.b = (m & 0xffff0000u) ? a.b : c.b; return a; }
+
 // keep the halves selected by m (0xffff: low, 0xffff0000: high), zero the others
 __device__ __forceinline__ P2 mask(P2 x, unsigned int m) { x.v &= m; return x; }
 __device__ __forceinline__ W2 mask(W2 x, unsigned int m) { x.a = (m & 0xffffu) ? x.a : 0; x.b = (m & 0xffff0000u) ? x.b : 0; return x; }

@@ -7,8 +7,19 @@
 //   E(i,j) = max(E(i,j-1) - ext, H(i,j-1) - open)
 //   F(i,j) = max(F(i-1,j) - ext, H(i-1,j) - open)
 //   H(i,j) = max(0, H(i-1,j-1) + M[q_i][t_j], E(i,j), F(i,j))
-// E and F are kept clamped at 0 (max(x, 0)); this leaves every H unchanged
-// because H is itself a max with 0, and keeps all values non-negative.
+//
+// Stored values are shifted up by c = open + 1 (H' = H + c, likewise E, F):
+// the zero of H is c, so H' - open >= 1 and the 16-bit pair H' - open is one
+// 32-bit subtraction without a borrow between the halves, which the compiler
+// issues on the FMA pipe (IMAD) beside the four DPX instructions of a cell on
+// the ALU pipe. A cell is
+//   x  = max(H'diag + S, E')            __viaddmax_s16x2
+//   H' = max(x, F', c)                  __vimax3_s16x2
+//   o  = H' - open                      32-bit subtraction
+//   E' = max(E' - ext, o, 0)            __viaddmax_s16x2_relu   (also F')
+// E and F are never below -open (E >= H - open >= -open), so clamping E' and
+// F' at 0 (E, F at -c) changes nothing; it only keeps them from wrapping in
+// the closing columns of a sequence (query pairs, below).
 //
 // Layout and parallelisation
 // --------------------------
@@ -48,14 +59,18 @@
 // * QP groups stream a chunk of consecutive database sequences (similar
 //   lengths) as one run of columns, so the wavefront fills and drains once
 //   per chunk and pass instead of once per sequence. Every sequence ends with
-//   at least two pad columns whose code bytes carry bit 7: there the gap
-//   costs are 32767, so H, E and F are all zero after them (the pad letter
-//   scores -32768) and the next sequence starts clean. The last column also
-//   carries bit 6: each thread folds its running maximum into the scores of
-//   that sequence with atomicMax and clears it.
-// * Overflow: with all scores at most 32767 - max(M), no 16-bit addition can
-//   wrap; the host re-scores every score above that exactly, with the 32-bit
-//   ("wide") instantiation on the sequence-pair layout.
+//   at least two closing pad columns, coded as two extra letters after the
+//   pad letter (pad + 1, and pad + 2 for the very last column) whose profile
+//   rows are those of the pad letter: there the gap costs (from a per-warp
+//   table indexed by letter) are 32767, so H, E and F are all zero after them
+//   and the next sequence starts clean. At the last column each thread folds
+//   its running maximum into the scores of that sequence with atomicMax and
+//   clears it.
+// * Overflow: with all scores at most 32767 - max(M) - c, no 16-bit addition
+//   can wrap; the host re-scores every score above that exactly, with the
+//   32-bit ("wide") instantiation on the sequence-pair layout. A wrapped half
+//   cannot disturb the other: H' >= c in both halves (signed), so H' - open
+//   never borrows across.
 
 #define SWP_FULL 0xffffffffu
 #define SWP_NEG (-32768)
@@ -63,11 +78,16 @@
 #define SWP_NWARPS 2
 #endif
 // Column steps unrolled per loop iteration (2 lets the compiler keep H and E
-// in place without register moves, at a few more registers).
+// in place without register moves, at a few more registers; sequence pairs
+// hold twice the profile words, so they unroll only up to R = 24).
 #ifndef SWP_UNROLL_MAX_R
 #define SWP_UNROLL_MAX_R 24
 #endif
-#define SWP_STEP_UNROLL(R, WIDE) (((R) <= SWP_UNROLL_MAX_R && !(WIDE)) ? 2 : 1)
+#ifndef SWP_UNROLL_MAX_R_QP
+#define SWP_UNROLL_MAX_R_QP 32
+#endif
+#define SWP_STEP_UNROLL(R, WIDE, QP) \
+    ((!(WIDE) && (R) <= ((QP) ? SWP_UNROLL_MAX_R_QP : SWP_UNROLL_MAX_R)) ? 2 : 1)
 // Register budget per thread of each variant (no spills; more warps per SM).
 #ifdef SWP_REGS_FIXED
 #define SWP_REGS(R, WIDE) (SWP_REGS_FIXED)
@@ -156,34 +176,36 @@ template <int R, class V, int r, bool QP>
 struct Rows {
     __device__ static __forceinline__ void run(V (&H)[R], V (&E)[R], V& x, V& f, V& mx,
                                                const unsigned int* wa, const unsigned int* wb,
-                                               const V nopen, const V next, const V zero)
+                                               const V gop, const V next, const V base, const V zero)
     {
         V xn = zero;
         if (r + 1 < R) xn = add_max(H[r], subst_row<(r + 1 < R ? r + 1 : r), QP>(wa, wb, zero), E[r + 1 < R ? r + 1 : r]);
-        const V h = max_relu(x, f);                 // max(Hdiag + S, E, F, 0)
-        const V o = add_max_relu(h, nopen, zero);   // max(H - open, 0)
-        E[r] = add_max(E[r], next, o);              // E for the next column
-        f = add_max(f, next, o);                    // F for the next row
+        const V h = max3(x, f, base);               // max(Hdiag + S, E, F, 0)
+        const V o = sub_nb(h, gop);                 // H - open (no borrow: h >= c > open)
+        E[r] = add_max_relu(E[r], next, o);         // E for the next column
+        f = add_max_relu(f, next, o);               // F for the next row
         if (r & 1) mx = running_max(mx, H[r - (r & 1)], h);
         H[r] = h;
         x = xn;
-        Rows<R, V, r + 1, QP>::run(H, E, x, f, mx, wa, wb, nopen, next, zero);
+        Rows<R, V, r + 1, QP>::run(H, E, x, f, mx, wa, wb, gop, next, base, zero);
     }
 };
 template <int R, class V, bool QP>
 struct Rows<R, V, R, QP> {
     __device__ static __forceinline__ void run(V (&)[R], V (&)[R], V&, V&, V&, const unsigned int*,
-                                               const unsigned int*, const V, const V, const V) {}
+                                               const unsigned int*, const V, const V, const V, const V) {}
 };
 
 // Lead thread of a group: bring the residue codes and incoming boundary of
-// the 4 columns from col into shared memory (cp.async), or pad codes / zero
-// boundary where the sequence (pair) has no such columns. Codes: 16 bits per
+// the 4 columns from col into shared memory (cp.async), or pad codes / the
+// zero boundary (bz: H = c, F = 0 as stored) where the sequence (pair) has no
+// such columns. Codes: 16 bits per
 // column for sequence pairs, 8 bits for query pairs (QP).
 template <int BW, bool QP>
 __device__ __forceinline__ void fill_block(const int col, const int Lk, const bool rd,
                                            unsigned char* ring, const unsigned char* csrc,
-                                           unsigned int* bslot, const unsigned int* bsrc, const unsigned int pad4)
+                                           unsigned int* bslot, const unsigned int* bsrc, const unsigned int pad4,
+                                           const uint4 bz)
 {
     constexpr int CB = QP ? 1 : 2;  // bytes per column
     unsigned char* slot = ring + (col & 63) * CB;
@@ -199,7 +221,7 @@ __device__ __forceinline__ void fill_block(const int col, const int Lk, const bo
         for (int x = 0; x < BW; ++x) cp_async16(bslot + 4 * x, bsrc + (long long)col * BW + 4 * x);
     } else {
 #pragma unroll
-        for (int x = 0; x < BW; ++x) *reinterpret_cast<uint4*>(bslot + 4 * x) = make_uint4(0u, 0u, 0u, 0u);
+        for (int x = 0; x < BW; ++x) *reinterpret_cast<uint4*>(bslot + 4 * x) = bz;
     }
 }
 
@@ -213,10 +235,11 @@ struct Geo {
     static constexpr int RS = (G >= 8) ? U : (U + ((G - (U % 8)) % 8 + 8) % 8);
 };
 
-// Shared memory (in 16-byte units): the profile tile (nlet x RS; one per
-// warp, or one per block when BP), then per group a ring of 64 residue codes
-// (8 units) and a double buffer of incoming boundary values (2 blocks of 4
-// columns), padded to an odd size so that groups start on different banks.
+// Shared memory (in 16-byte units): the profile tile (nlet x RS) and the
+// gap-cost table (64 letters x 8 bytes), one per warp, or one per block when
+// BP, then per group a ring of 64 residue codes (8 units) and a double buffer
+// of incoming boundary values (2 blocks of 4 columns), padded to an odd size
+// so that groups start on different banks.
 template <int G, bool WIDE>
 struct WarpSmem {
     static constexpr int NG = 32 / G;                   // groups per warp
@@ -224,6 +247,7 @@ struct WarpSmem {
     static constexpr int CODE_UNITS = CODE_RING * 2 / 16;
     static constexpr int BND_UNITS = 2 * 4 * (WIDE ? 4 : 2) * 4 / 16;
     static constexpr int GROUP_UNITS = CODE_UNITS + BND_UNITS + 1;
+    static constexpr int GAP_UNITS = 64 * 8 / 16;
     static constexpr int EXTRA = NG * GROUP_UNITS;
 };
 
@@ -234,9 +258,10 @@ struct WarpSmem {
 //             8 int16 rows per unit; query pairs (QP): 4 rows of both queries.
 //   codes   : database codes. Pairs: pair k occupies columns [poff[k],
 //             poff[k] + plen[k]) (plen a multiple of 4), 16 bits per column.
-//             QP: 8 bits per column (letter in bits 0-5, flags in 6-7); chunk
-//             k is columns [poff[k], poff[k + 1]) and starts with sequence
-//             plen[k] (sequences are stored one after another, in order).
+//             QP: 8 bits per column (letters; pad + 1 and pad + 2 close a
+//             sequence, and nlet = pad + 3); chunk k is columns [poff[2k],
+//             poff[2k + 1]) and starts with sequence plen[k] (sequences are
+//             stored one after another, in order).
 //   porig   : original indices (pairs: two per pair, b may be -1; QP: one
 //             per sequence).
 //   ngroups : groups = pairs (chunks) first .. first + ngroups - 1.
@@ -246,7 +271,8 @@ struct WarpSmem {
 //             half a/b holds a query; sq[2 * seg + h]: its query slot.
 //   scores  : int32; pairs: per original sequence; QP: slot * nunits +
 //             sequence, zeroed beforehand (atomicMax). In 16 bits a score
-//             above 32767 - max(M) may have wrapped: the host re-scores those.
+//             above 32767 - max(M) - (open + 1) may have wrapped: the host
+//             re-scores those.
 template <int G, int R, bool WIDE, bool BP, bool QP>
 __global__ void __maxnreg__(SWP_REGS(R, WIDE))
 sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstride, const int npass,
@@ -262,7 +288,7 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
     constexpr int C = Geo<G, R, QP>::C;
     constexpr int RS = Geo<G, R, QP>::RS;
     constexpr int BW = BndWords<V>::N;  // boundary words per column
-    constexpr int STEP_UNROLL = SWP_STEP_UNROLL(R, WIDE);
+    constexpr int STEP_UNROLL = SWP_STEP_UNROLL(R, WIDE, QP);
     constexpr int NW = QP ? R : R / 2;  // profile words per thread per step (wa; wb for pairs)
     static_assert(R % 8 == 0 && G >= 2 && G <= 32 && (G & (G - 1)) == 0, "bad tile");
     static_assert(!(QP && WIDE), "query pairs run in 16 bits only");
@@ -287,25 +313,39 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
     long long cb = 0;
     if (gi < ngroups) {
         k = first + (int)gi;
-        cb = poff[k];
-        if (QP) { Lk = (int)(poff[k + 1] - cb); u0 = plen[k]; }
-        else Lk = plen[k];
+        if (QP) { cb = poff[2 * k]; Lk = (int)(poff[2 * k + 1] - cb); u0 = plen[k]; }
+        else { cb = poff[k]; Lk = plen[k]; }
     }
     const int Lw = (int)__reduce_max_sync(SWP_FULL, (unsigned int)Lk);
     const int nblk = (Lw + G + 2) >> 2;  // steps: Lw + G - 1, rounded up to 4
 
-    uint4* sw = BP ? smem : smem + wib * (nlet * RS + WS::EXTRA);
+    const int PU = nlet * RS + WS::GAP_UNITS;  // units of a profile tile and its gap table
+    uint4* sw = BP ? smem : smem + wib * (PU + WS::EXTRA);
     const uint4* sp = sw + t;
-    uint4* gs = BP ? smem + nlet * RS + (wib * WS::NG + gl) * WS::GROUP_UNITS
-                   : sw + nlet * RS + gl * WS::GROUP_UNITS;
+    uint2* gtab = reinterpret_cast<uint2*>(sw + nlet * RS);  // gap costs per letter (QP)
+    uint4* gs = BP ? smem + PU + (wib * WS::NG + gl) * WS::GROUP_UNITS : sw + PU + gl * WS::GROUP_UNITS;
     unsigned char* ring = reinterpret_cast<unsigned char*>(gs);
     unsigned int* bring = reinterpret_cast<unsigned int*>(gs + WS::CODE_UNITS);
 
-    V nopen, next, zero, reset;
-    splat(reset, -32767);
-    splat(nopen, -gap_open);
+    // Every stored value is shifted up by c = open + 1 (see the top of the file).
+    const int c = gap_open + 1;
+    V gopen, next, zero, base, rsub, radd;
+    splat(gopen, gap_open);
     splat(next, -gap_ext);
     splat(zero, 0);
+    splat(base, c);
+    splat(rsub, 32767);  // closing columns: o = H' - 32767 <= 0 ...
+    splat(radd, -32767); // ... and E', F' - 32767 <= 0
+    if constexpr (QP) {
+        // gap costs per letter: the two closing letters reset (see above);
+        // the barriers before the first columns order these writes
+        for (int i = BP ? (int)threadIdx.x : lane; i < 64; i += BP ? SWP_NWARPS * 32 : 32)
+            gtab[i] = (i >= nlet - 2 && i < nlet) ? make_uint2(rsub.v, radd.v) : make_uint2(gopen.v, next.v);
+    }
+    const unsigned int lastc = (unsigned int)(nlet - 1);  // QP: the last column of a sequence
+    // boundary of "no row above": H' = c, F' = 0 (BW words per column)
+    const unsigned int cw = ((unsigned int)c & 0xffffu) * 0x10001u;
+    const uint4 bz = (BW == 2) ? make_uint4(cw, 0u, cw, 0u) : make_uint4((unsigned int)c, (unsigned int)c, 0u, 0u);
     const unsigned int pad1 = (unsigned int)pad & 0xffu;
     const unsigned int pad4 = QP ? pad1 * 0x01010101u : (pad1 | (pad1 << 8)) * 0x00010001u;
     const bool lead = (t == 0);
@@ -313,7 +353,7 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
     const unsigned int* bsrc = bnd + cb * BW;
     unsigned int* bdst = bnd + (cb - (G - 1)) * BW;  // indexed by step: column s - (G - 1)
 
-    V mx = zero;
+    V mx = base;
     for (int p = 0; p < npass; ++p) {
         const int si = p * G + t;
         const int fl = QP ? seg[si] : 0;
@@ -335,12 +375,11 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
         const bool rd = lead && p > 0 && (fl & 3) != 3;
         // QP: the halves that start a query here ignore the H/F from above.
         const unsigned int keep = ((fl & 1) ? 0u : 0xffffu) | ((fl & 2) ? 0u : 0xffff0000u);
-        const bool wr = (t == G - 1) && (p + 1 < npass);
+        // the last thread writes the boundary of columns 0 .. Lk - 1 (but not in the last pass)
+        const unsigned int wlim = (t == G - 1 && p + 1 < npass) ? (unsigned int)Lk : 0u;
         // QP: score offsets of the two halves' queries, the sequence in hand
-        const long long qoa = QP ? (long long)sq[2 * si] * nunits : 0;
-        const long long qob = QP ? (long long)sq[2 * si + 1] * nunits : 0;
         int uidx = u0;
-        if (QP) mx = zero;
+        if (QP) mx = base;
         if (lead) {
             // Columns < 0 (and all not yet fetched) read as pad.
             if (QP) {
@@ -354,21 +393,20 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
                 for (int x = 1; x < WS::CODE_RING / 8; ++x)
                     reinterpret_cast<uint4*>(ring)[x] = make_uint4(pad4, pad4, pad4, pad4);
             }
-            fill_block<BW, QP>(0, Lk, rd, ring, cp, bring, bsrc, pad4);
+            fill_block<BW, QP>(0, Lk, rd, ring, cp, bring, bsrc, pad4, bz);
         }
         cp_async_commit();
 
         V H[R], E[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) { H[r] = zero; E[r] = zero; }
-        V hprev = zero, hl = zero, fo = zero;
-        unsigned int* wp = bdst;  // boundary record of this thread's column at step s
+        for (int r = 0; r < R; ++r) { H[r] = base; E[r] = zero; }
+        V hprev = base, hl = base, fo = zero;
 
         for (int b = 0; b < nblk; ++b) {
             const int s0 = b << 2;
             // Prefetch block b + 1, then wait for block b.
             if (lead)
-                fill_block<BW, QP>(s0 + 4, Lk, rd, ring, cp, bring + ((b + 1) & 1) * 4 * BW, bsrc, pad4);
+                fill_block<BW, QP>(s0 + 4, Lk, rd, ring, cp, bring + ((b + 1) & 1) * 4 * BW, bsrc, pad4, bz);
             cp_async_commit();
             cp_async_wait1();
             __syncwarp();
@@ -386,14 +424,21 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
                     bnd_get(bcur + u * BW, hb, fb);
                     hup = lead ? hb : hup;
                     fup = lead ? fb : fup;
-                    if constexpr (QP) { hup = mask(hup, keep); fup = mask(fup, keep); }
+                    if constexpr (QP) { hup = blend(hup, keep, base); fup = mask(fup, keep); }
                 }
                 unsigned int wa[NW], wb[QP ? 1 : NW];
-                unsigned int flags = 0;  // QP: the code byte (letter and flags)
+                unsigned int cd = 0;  // QP: the letter
+                V gop = gopen, nxt = next;
                 if constexpr (QP) {
-                    const unsigned int cd = ring[(s - t) & (WS::CODE_RING - 1)];
-                    flags = cd;
-                    const uint4* pa = sp + (cd & 0x3fu) * RS;
+                    cd = ring[(s - t) & (WS::CODE_RING - 1)];
+                    // the two closing letters use gap costs of 32767: after the
+                    // first, E' and F' are 0 (the clamp) or 1 (a saturated other
+                    // half), so after the second H' = c and E' = F' = 0, and the next
+                    // sequence starts clean without clearing 2R registers.
+                    const uint2 gc = gtab[cd];
+                    gop.v = gc.x;
+                    nxt.v = gc.y;
+                    const uint4* pa = sp + cd * RS;
 #pragma unroll
                     for (int c = 0; c < C; ++c) {
                         const uint4 A = pa[c * G];
@@ -411,32 +456,27 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
                         wb[4 * c] = B.x; wb[4 * c + 1] = B.y; wb[4 * c + 2] = B.z; wb[4 * c + 3] = B.w;
                     }
                 }
-                // QP: the two pad columns that end a sequence (bit 7) use gap
-                // costs of 32767, which leave H, E and F all zero after them: the
-                // next sequence starts clean without clearing 2R registers.
-                const bool rs = QP && flags >= 0x80u;  // bit 7 (a byte)
-                const V nop = rs ? reset : nopen;
-                const V nxt = rs ? reset : next;
                 V x = add_max(hprev, subst_row<0, QP>(wa, wb, zero), E[0]);
                 hprev = hup;
                 V f = fup;
-                Rows<R, V, 0, QP>::run(H, E, x, f, mx, wa, wb, nop, nxt, zero);
+                Rows<R, V, 0, QP>::run(H, E, x, f, mx, wa, wb, gop, nxt, base, zero);
                 hl = H[R - 1];
                 fo = f;
-                if (QP && (flags & 0x40u)) {
+                if (QP && cd == lastc) {
                     // last column of a sequence: fold this thread's maxima into its scores
                     if (fl & 12) {
                         int sa, sb;
                         scores_of(mx, sa, sb);
+                        sa -= c; sb -= c;
+                        // (the query slots are read here, once per sequence, to spare registers)
                         const long long so = porig[uidx];
-                        if (fl & 4) atomicMax(scores + qoa + so, sa);
-                        if (fl & 8) atomicMax(scores + qob + so, sb);
+                        if (fl & 4) atomicMax(scores + (long long)sq[2 * si] * nunits + so, sa);
+                        if (fl & 8) atomicMax(scores + (long long)sq[2 * si + 1] * nunits + so, sb);
                     }
-                    mx = zero;
+                    mx = base;
                     ++uidx;
                 }
-                if (wr && (unsigned int)(s - (G - 1)) < (unsigned int)Lk) bnd_put(wp, hl, fo);
-                wp += BW;
+                if ((unsigned int)(s - (G - 1)) < wlim) bnd_put(bdst + (long long)s * BW, hl, fo);
             }
         }
         cp_async_wait_all();
@@ -449,6 +489,7 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
         if (lead && k >= 0) {
             int sa, sb;
             scores_of(mx, sa, sb);
+            sa -= c; sb -= c;
             scores[porig[2 * k]] = sa;
             const int ib = porig[2 * k + 1];
             if (ib >= 0) scores[ib] = sb;
@@ -460,8 +501,8 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
 // Helpers
 // ---------------------------------------------------------------------------
 
-// Pair-interleaved database codes: one block per pair (from the unit codes,
-// flags dropped).
+// Pair-interleaved database codes: one block per pair (from the residues of
+// the unit codes; the closing letters past a sequence become pad).
 extern "C" __global__ void swp_build_pairs(const unsigned char* __restrict__ res,
                                            const long long* __restrict__ sa, const long long* __restrict__ sb,
                                            const int* __restrict__ la, const int* __restrict__ lb,
@@ -475,16 +516,16 @@ extern "C" __global__ void swp_build_pairs(const unsigned char* __restrict__ res
     const unsigned char* A = res + sa[k];
     const unsigned char* B = res + sb[k];
     for (int j = threadIdx.x; j < L; j += blockDim.x) {
-        const unsigned int a = j < na ? (unsigned int)(A[j] & 0x3f) : (unsigned int)pad;
-        const unsigned int b = j < nb ? (unsigned int)(B[j] & 0x3f) : (unsigned int)pad;
+        const unsigned int a = j < na ? (unsigned int)A[j] : (unsigned int)pad;
+        const unsigned int b = j < nb ? (unsigned int)B[j] : (unsigned int)pad;
         codes[o + j] = (unsigned short)(a | (b << 8));
     }
 }
 
 // One sequence per unit (query-pair layout): unit k copies res[src[k] ..
 // + len[k]) to codes[uoff[k] ..] and pads it to ulen[k] >= len[k] + 2
-// columns; bit 7 marks its last two columns, bit 6 its last one (letters use
-// bits 0-5).
+// columns; its last two columns are the closing letters pad + 1 and (the very
+// last) pad + 2.
 extern "C" __global__ void swp_build_units(const unsigned char* __restrict__ res, const long long* __restrict__ src,
                                            const int* __restrict__ len, const long long* __restrict__ uoff,
                                            const int* __restrict__ ulen, const int nunits, const int pad,
@@ -497,8 +538,8 @@ extern "C" __global__ void swp_build_units(const unsigned char* __restrict__ res
     const int L = len[k], UL = ulen[k];
     for (int j = threadIdx.x; j < UL; j += blockDim.x) {
         unsigned int c = j < L ? A[j] : (unsigned int)pad;
-        if (j >= UL - 2) c |= 0x80u;  // the two closing pad columns (UL >= L + 2)
-        if (j == UL - 1) c |= 0x40u;  // the last column
+        if (j >= UL - 2) c = (unsigned int)pad + 1u;  // the two closing columns (UL >= L + 2)
+        if (j == UL - 1) c = (unsigned int)pad + 2u;  // the last one
         D[j] = (unsigned char)c;
     }
 }
