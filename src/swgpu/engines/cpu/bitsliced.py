@@ -173,15 +173,21 @@ def _lt_mask(br, a, b, nb, W):
 
 
 @njit(cache=True, inline="always")
-def _vmax(r, a, b, lt, nb, W):
-    """r = max(a, b); r may alias a or b."""
-    _lt_mask(lt, a, b, nb, W)
+def _select(r, a, b, lt, nb, W):
+    """r = b where the mask ``lt`` is set, else a (bit-plane by bit-plane); r may alias a or b."""
     for k in range(nb):
         ak = a[k]
         bk = b[k]
         rk = r[k]
         for w in range(W):
             rk[w] = (ak[w] & ~lt[w]) | (bk[w] & lt[w])
+
+
+@njit(cache=True, inline="always")
+def _vmax(r, a, b, lt, nb, W):
+    """r = max(a, b); r may alias a or b."""
+    _lt_mask(lt, a, b, nb, W)
+    _select(r, a, b, lt, nb, W)
 
 
 @njit(cache=True, inline="always")
@@ -232,12 +238,7 @@ def _max_signed(H, X, xs, G, lt, nb, W):
     _lt_mask(lt, X, G, nb, W)
     for w in range(W):
         lt[w] |= xs[w]
-    for k in range(nb):
-        hk = H[k]
-        xk = X[k]
-        gk = G[k]
-        for w in range(W):
-            hk[w] = (xk[w] & ~lt[w]) | (gk[w] & lt[w])
+    _select(H, X, G, lt, nb, W)
 
 
 @njit(cache=True)

@@ -56,6 +56,7 @@ _SPEED = {(2, 24): 532, (4, 24): 1111, (8, 16): 1895, (8, 24): 2163, (8, 32): 21
 _SPEED_QP = {(8, 16): 4400, (16, 16): 3000, (16, 24): 5050, (16, 32): 5150, (32, 16): 4600,
              (32, 24): 4900, (32, 32): 5100}
 _MAX_ABS_SCORE = 8192           # matrix entries must fit the 16-bit profile with the pad margin
+_MAX_CODES = 32                 # alphabet size the kernels take (profile letters: + pad + 2 closing)
 _BATCH_QUERIES = 64             # scores_many: queries in flight at once
 _BYTES_PER_COLUMN = 12          # GPU memory per database column: codes, pair codes, boundary
 _BYTES_PER_SEQUENCE = 48        # and per sequence: offsets, lengths, indices, chunks
@@ -261,8 +262,8 @@ class CudaSearchEngine:
         cp = _runtime.cupy()
         self._cp = cp
         m = np.ascontiguousarray(matrix, dtype=np.int64)
-        if m.ndim != 2 or m.shape[0] != m.shape[1] or not 1 <= m.shape[0] <= 32:
-            raise ValueError(f"matrix must be square with at most 32 codes, got shape {m.shape}")
+        if m.ndim != 2 or m.shape[0] != m.shape[1] or not 1 <= m.shape[0] <= _MAX_CODES:
+            raise ValueError(f"matrix must be square with at most {_MAX_CODES} codes, got shape {m.shape}")
         if np.abs(m).max() > _MAX_ABS_SCORE:
             raise ValueError(f"matrix entries must lie within +-{_MAX_ABS_SCORE}")
         gap_open, gap_extend = int(gap_open), int(gap_extend)
@@ -338,7 +339,7 @@ class CudaSearchEngine:
             with self._cp.cuda.Device(self.device_id):
                 mod = _runtime.get_module(KERNEL_FILE, opts, (name,))
                 k = mod.get_function(name)
-                smem = _smem_bytes(G, R, wide, 35, nw, qp)  # enough for any alphabet (K <= 32)
+                smem = _smem_bytes(G, R, wide, _MAX_CODES + 3, nw, qp)  # enough for any alphabet
                 if smem > 48 * 1024:
                     k.max_dynamic_shared_size_bytes = smem
                 # all of the unified L1/shared memory as shared memory (the kernel
