@@ -16,7 +16,7 @@ import numpy as np
 from _common import shared_data, write_json
 
 import swgpu
-from swgpu.database import Database
+from swgpu.io.database import Database
 from swgpu.workloads.search import Searcher
 
 

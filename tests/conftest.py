@@ -48,3 +48,9 @@ def run_cli(capsys, monkeypatch):
         return code, out, err
 
     return _run
+
+
+# tests/ on the path, so that tests in sub-folders import the shared helpers (oracle.py)
+import sys as _sys  # noqa: E402
+
+_sys.path.insert(0, str(Path(__file__).resolve().parent))

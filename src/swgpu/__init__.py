@@ -6,7 +6,7 @@ The public API is a few nouns:
 * :class:`ScoreMatrix` and :class:`Scoring` (matrix + affine gaps);
 * :class:`Aligner` for pairs, and the workloads built on it;
 * :class:`Alignment`, the one result type of every workload;
-* :func:`read_sequences` and :class:`~swgpu.writers.AlignmentWriter` for files.
+* :func:`read_sequences` and :class:`~swgpu.io.writers.AlignmentWriter` for files.
 
 >>> import swgpu
 >>> aln = swgpu.Aligner(swgpu.Scoring.default("dna")).align("ACGTACGTAC", "TTACGTTCGTAA")
@@ -15,13 +15,13 @@ The public API is a few nouns:
 """
 
 from ._version import __version__
-from .alignment import Alignment
-from .aligner import Aligner
-from .alphabet import DNA, PROTEIN, Alphabet
+from .align.alignment import Alignment
+from .workloads.aligner import Aligner
+from .io.alphabet import DNA, PROTEIN, Alphabet
 from .exceptions import EngineError, InputError, ScoringError, SwgpuError
-from .readers import iter_sequences, read_sequences
+from .io.readers import iter_sequences, read_sequences
 from .scoring import ScoreMatrix, Scoring
-from .sequence import Sequence
+from .io.sequence import Sequence
 
 __all__ = [
     "__version__",

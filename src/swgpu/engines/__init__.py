@@ -13,9 +13,9 @@ __all__ = ["resolve_device", "cuda_available"]
 
 def cuda_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
-    from .cuda import _runtime
+    from .cuda import runtime
 
-    return _runtime.available()
+    return runtime.available()
 
 
 def resolve_device(device: str = "auto") -> str:
@@ -29,9 +29,9 @@ def resolve_device(device: str = "auto") -> str:
         return "cpu"
     if device in ("cuda", "gpu"):
         if not cuda_available():
-            from .cuda import _runtime
+            from .cuda import runtime
 
-            raise EngineError(f"--device cuda: no usable GPU ({_runtime.why_unavailable()}); use --device cpu")
+            raise EngineError(f"--device cuda: no usable GPU ({runtime.why_unavailable()}); use --device cpu")
         return "cuda"
     if device == "auto":
         return "cuda" if cuda_available() else "cpu"

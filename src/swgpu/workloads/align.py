@@ -14,11 +14,11 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence as Seq
 
-from ..aligner import Aligner
-from ..alignment import Alignment
+from .aligner import Aligner
+from ..align.alignment import Alignment
 from ..scoring import Scoring
-from ..sequence import Sequence
-from ..statistics import Statistics
+from ..io.sequence import Sequence
+from ..scoring.statistics import Statistics
 
 __all__ = ["align_all"]
 
@@ -36,7 +36,7 @@ def align_all(
     Pairs run on ``threads`` CPU threads (the kernels release the GIL); empty
     alignments (score 0) are yielded too. ``on_done(cells)`` is called after each
     pair with its number of DP cells (for progress bars). With statistics for the
-    scoring (see :mod:`swgpu.statistics`), E-values use the pair's lengths as the
+    scoring (see :mod:`swgpu.scoring.statistics`), E-values use the pair's lengths as the
     search space.
     """
     aligner = Aligner(scoring, device=device)  # engine errors surface here, before any output

@@ -5,7 +5,7 @@ threshold.
 Scores come from bulk kernels: bit-sliced (Bitwise Parallel Bulk Computation,
 32 pairs per 32-bit word on the GPU, 64 per 64-bit word on the CPU) or
 word-wise (one pair per thread). Alignments of the selected pairs use the
-linear-memory traceback of :class:`~swgpu.aligner.Aligner`. Scoring must be
+linear-memory traceback of :class:`~swgpu.workloads.aligner.Aligner`. Scoring must be
 match/mismatch with linear or affine gaps.
 
 >>> from swgpu import Scoring, Sequence
@@ -27,15 +27,15 @@ from typing import Sequence as Seq
 
 import numpy as np
 
-from ..aligner import Aligner
-from ..alignment import Alignment
-from ..alphabet import DNA
+from .aligner import Aligner
+from ..align.alignment import Alignment
+from ..io.alphabet import DNA
 from ..engines import resolve_device
 from ..exceptions import InputError, ScoringError
-from ..readers import iter_sequences
+from ..io.readers import iter_sequences
 from ..scoring import Scoring
-from ..sequence import Sequence
-from ..statistics import Statistics
+from ..io.sequence import Sequence
+from ..scoring.statistics import Statistics
 
 __all__ = ["Screener", "ScreenResult", "match_mismatch_of", "read_pairs"]
 

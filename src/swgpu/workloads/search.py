@@ -7,7 +7,7 @@ position in the source FASTA file, earliest first. The same on every engine.
 
 >>> from importlib import resources
 >>> from swgpu import Scoring, read_sequences
->>> from swgpu.database import Database
+>>> from swgpu.io.database import Database
 >>> data = resources.files("swgpu").joinpath("data/examples")
 >>> db = Database.from_fasta(data.joinpath("targets.fasta"))
 >>> query = read_sequences(data.joinpath("queries.fasta"))[0]
@@ -26,14 +26,14 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..aligner import Aligner
-from ..alignment import Alignment
-from ..database import Database
+from .aligner import Aligner
+from ..align.alignment import Alignment
+from ..io.database import Database
 from ..engines import resolve_device
 from ..exceptions import EngineError, InputError
 from ..scoring import Scoring
-from ..sequence import Sequence
-from ..statistics import Statistics
+from ..io.sequence import Sequence
+from ..scoring.statistics import Statistics
 
 __all__ = ["Searcher", "SearchResult", "partition_by_residues", "rank_hits"]
 
@@ -98,7 +98,7 @@ class Searcher:
     Parameters
     ----------
     database:
-        A :class:`~swgpu.database.Database` (from FASTA or a ``.swdb`` file).
+        A :class:`~swgpu.io.database.Database` (from FASTA or a ``.swdb`` file).
     scoring:
         Matrix and gaps; its alphabet must be the database's.
     device:
@@ -128,13 +128,13 @@ class Searcher:
             from ..engines.cpu.search import CpuSearchEngine
 
             return [_Shard(CpuSearchEngine(matrix, go, ge), np.arange(n, dtype=np.int64), self.database)]
-        from ..engines.cuda import _runtime
+        from ..engines.cuda import runtime
         from ..engines.cuda.search import CudaSearchEngine
 
-        ids = list(range(_runtime.device_count())) if gpus is None else list(gpus)
-        bad = [g for g in ids if not 0 <= g < _runtime.device_count()]
+        ids = list(range(runtime.device_count())) if gpus is None else list(gpus)
+        bad = [g for g in ids if not 0 <= g < runtime.device_count()]
         if bad or not ids:
-            raise EngineError(f"--gpus {','.join(map(str, ids))}: this machine has {_runtime.device_count()} GPU(s)")
+            raise EngineError(f"--gpus {','.join(map(str, ids))}: this machine has {runtime.device_count()} GPU(s)")
         parts = partition_by_residues(self.database.lengths, len(ids)) if len(ids) > 1 else [np.arange(n, dtype=np.int64)]
         return [_Shard(CudaSearchEngine(matrix, go, ge, device_id=g), part, self.database) for g, part in zip(ids, parts)]
 

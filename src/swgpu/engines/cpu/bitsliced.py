@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...alphabet import DNA
+from ...io.alphabet import DNA
 from ...exceptions import InputError, ScoringError
 from ...scoring import ScoreMatrix
 from .pairwise import sw_end
@@ -351,7 +351,7 @@ def screen_scores_bitsliced(queries, targets, match: int, mismatch: int, gap_ope
     """Best local score of each pair ``(queries[i], targets[i])``, bit-sliced.
 
     ``queries`` and ``targets`` are lists of DNA code arrays (``uint8`` 0..4,
-    see :data:`swgpu.alphabet.DNA`) or strings. Returns ``int32`` scores.
+    see :data:`swgpu.io.alphabet.DNA`) or strings. Returns ``int32`` scores.
     Pairs are sorted by shape and cut into batches of up to
     ``WORDS_PER_BATCH * 64`` pairs, each padded with ``N`` to its largest query
     and target (exact, see the module docs); scores use the fewest bits that

@@ -43,7 +43,7 @@ import numpy as np
 
 from ...exceptions import EngineError, ScoringError
 from ..cpu.bitsliced import as_code_arrays, check_scoring, effective_scoring, score_bits, score_bound
-from . import _runtime
+from . import runtime
 
 __all__ = ["screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
 
@@ -262,7 +262,7 @@ def _run_batch(cp, kernel, transpose, qs, ts, idx, m_max, n_max, bound, params, 
         info.update(kernel=name, m_pad=m_pad, n_pad=n_pad)
 
     # compile (first use) and allocate before the first event
-    mod = _runtime.get_module(KERNEL_FILE, (), (name,))
+    mod = runtime.get_module(KERNEL_FILE, (), (name,))
     sw = mod.get_function(name)
     qd = cp.empty((rows, m_pad), dtype=cp.uint8)
     td = cp.empty((rows, n_pad), dtype=cp.uint8)
@@ -349,7 +349,7 @@ def _run_group_batch(cp, qs, ts, idx, nlen, m_max, n_max, bound, params, timings
     info = {"pairs": npairs, "m_max": int(m_max), "n_max": int(n_max), "bits": score_bits(bound), "kernel": name,
             "group_size": G, "rows_per_thread": R, "m_pad": m_pad, "n_pad": n_pad, "strips": passes}
 
-    mod = _runtime.get_module(GROUP_KERNEL_FILE, (), (name,))
+    mod = runtime.get_module(GROUP_KERNEL_FILE, (), (name,))
     sw = mod.get_function(name)
     qd = cp.empty((rows, m_pad // div), dtype=cp.uint8)
     td = cp.empty((rows, n_pad // div), dtype=cp.uint8)
@@ -480,7 +480,7 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
         raise EngineError(f"group_size must be one of {GROUP_SIZES}, got {group_size}")
     check_scoring(match, mismatch, gap_open, gap_extend)
     qs, ts = as_code_arrays(queries, targets)
-    cp = _runtime.cupy()
+    cp = runtime.cupy()
     npairs = len(qs)
     scores = np.zeros(npairs, dtype=np.int32)
     timings = ScreenTimings(kernel=kernel, transpose=transpose if kernel == "bitwise" else "")
@@ -535,7 +535,7 @@ def screen_scores_cuda(queries, targets, match: int, mismatch: int, gap_open: in
     """Best local SW score of each pair ``(queries[i], targets[i])`` on the GPU.
 
     ``queries``/``targets``: lists of DNA code arrays (``uint8`` 0..4, see
-    :data:`swgpu.alphabet.DNA`) or strings, of any lengths (empty pairs score
+    :data:`swgpu.io.alphabet.DNA`) or strings, of any lengths (empty pairs score
     0). ``kernel``: ``"bitwise"`` (bit-sliced BPBC), ``"wordwise"`` (DPX, one
     pair per thread) or ``"group"`` (DPX, a thread group per two pairs);
     ``transpose``: ``"ballot"`` or ``"swap"`` (bitwise only). Returns ``int32``.

@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from . import _runtime
+from . import runtime
 
 __all__ = ["CudaSearchEngine", "VARIANTS", "pair_layout", "unit_layout", "query_schedule", "host_unit_codes"]
 
@@ -259,7 +259,7 @@ class CudaSearchEngine:
     """
 
     def __init__(self, matrix: np.ndarray, gap_open: int, gap_extend: int, device_id: int = 0):
-        cp = _runtime.cupy()
+        cp = runtime.cupy()
         self._cp = cp
         m = np.ascontiguousarray(matrix, dtype=np.int64)
         if m.ndim != 2 or m.shape[0] != m.shape[1] or not 1 <= m.shape[0] <= _MAX_CODES:
@@ -318,7 +318,7 @@ class CudaSearchEngine:
         k = self._kernels.get(name)
         if k is None:
             with self._cp.cuda.Device(self.device_id):
-                k = _runtime.get_module(KERNEL_FILE).get_function(name)
+                k = runtime.get_module(KERNEL_FILE).get_function(name)
             self._kernels[name] = k
         return k
 
@@ -337,7 +337,7 @@ class CudaSearchEngine:
             name = _kernel_name(G, R, wide, qp)
             opts = (f"-DSWP_NWARPS={nw}",)
             with self._cp.cuda.Device(self.device_id):
-                mod = _runtime.get_module(KERNEL_FILE, opts, (name,))
+                mod = runtime.get_module(KERNEL_FILE, opts, (name,))
                 k = mod.get_function(name)
                 smem = _smem_bytes(G, R, wide, _MAX_CODES + 3, nw, qp)  # enough for any alphabet
                 if smem > 48 * 1024:

@@ -11,10 +11,10 @@ import pytest
 
 cp = pytest.importorskip("cupy")
 
-from swgpu.engines.cuda import _runtime  # noqa: E402
+from swgpu.engines.cuda import runtime  # noqa: E402
 
-if not _runtime.available():
-    pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}", allow_module_level=True)
+if not runtime.available():
+    pytest.skip(f"no CUDA device: {runtime.why_unavailable()}", allow_module_level=True)
 
 from swgpu.engines.cuda.search import VARIANTS, CudaSearchEngine, pair_layout  # noqa: E402
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exceptions import InputError
+from ..exceptions import InputError
 
 __all__ = ["Alphabet", "DNA", "PROTEIN", "get_alphabet", "guess_alphabet"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .alphabet import Alphabet, get_alphabet, guess_alphabet
-from .exceptions import InputError
+from ..exceptions import InputError
 from .sequence import Sequence
 
 __all__ = ["read_sequences", "iter_sequences", "detect_alphabet"]

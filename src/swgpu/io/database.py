@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .alphabet import Alphabet, get_alphabet
-from .exceptions import InputError
+from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
 

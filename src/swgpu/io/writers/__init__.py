@@ -13,7 +13,7 @@ Four formats exist (:data:`FORMATS`):
     given up front.
 ``json``
     JSON lines: one object per alignment with every key of
-    :meth:`Alignment.to_dict <swgpu.alignment.Alignment.to_dict>`.
+    :meth:`Alignment.to_dict <swgpu.align.alignment.Alignment.to_dict>`.
 ``pairwise``
     A human-readable view in the style of EMBOSS ``water``.
 
@@ -43,7 +43,7 @@ complement. The formats handle it as follows:
   query positions on the forward strand, so they count down.
 
 >>> from swgpu.scoring import Scoring
->>> from swgpu.sequence import Sequence
+>>> from swgpu.io.sequence import Sequence
 >>> q = Sequence.from_text("q", "TTACGTACGT")
 >>> t = Sequence.from_text("t", "ACGACGTCC")
 >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 2, 0, "===I====")
@@ -65,10 +65,10 @@ import secrets
 import sys
 from typing import IO, Iterable
 
-from ._version import __version__
-from .alignment import Alignment
-from .exceptions import InputError
-from .scoring import Scoring
+from ..._version import __version__
+from ...align.alignment import Alignment
+from ...exceptions import InputError
+from ...scoring import Scoring
 
 __all__ = [
     "FORMATS",
@@ -173,7 +173,7 @@ def format_blast6(a: Alignment) -> str:
     ``sstart > send``, as in BLAST.
 
     >>> from swgpu.scoring import Scoring
-    >>> from swgpu.sequence import Sequence
+    >>> from swgpu.io.sequence import Sequence
     >>> q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
     >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")
     >>> a.evalue, a.bitscore = 2.3e-5, 15.04
@@ -217,7 +217,7 @@ def sam_header(targets: Iterable, program_line: str | None = None) -> str:
     """The SAM header (with a final newline): ``@HD``, one ``@SQ`` per target, ``@PG``.
 
     ``targets`` holds ``(name, length)`` pairs or objects with a ``name`` and a
-    length (such as :class:`~swgpu.sequence.Sequence`).
+    length (such as :class:`~swgpu.io.sequence.Sequence`).
 
     >>> print(sam_header([("chr1", 100), ("chr2", 50)], "swgpu align q.fa t.fa"), end="")  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
     @HD	VN:1.6	SO:unsorted
@@ -259,7 +259,7 @@ def format_sam(a: Alignment, query_text=None) -> str:
     """One SAM record (no newline).
 
     ``query_text`` is the whole query as read (a ``str`` or a
-    :class:`~swgpu.sequence.Sequence`; for ``strand == "-"`` give the forward
+    :class:`~swgpu.io.sequence.Sequence`; for ``strand == "-"`` give the forward
     query, it is reverse-complemented here). With it, SEQ is the whole query
     and the unaligned ends are soft-clipped (``S``); without it SEQ is ``*``
     and the ends are hard-clipped (``H``). POS is ``target_start + 1``, MAPQ
@@ -268,7 +268,7 @@ def format_sam(a: Alignment, query_text=None) -> str:
     unmapped record (FLAG 4, RNAME ``*``, POS 0, MAPQ 0, CIGAR ``*``).
 
     >>> from swgpu.scoring import Scoring
-    >>> from swgpu.sequence import Sequence
+    >>> from swgpu.io.sequence import Sequence
     >>> q, t = Sequence.from_text("q", "TTACGTACGTG"), Sequence.from_text("t", "ACGACGT")
     >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 2, 0, "===I====")
     >>> format_sam(a, q.text).split("\\t")
@@ -314,7 +314,7 @@ def format_json(a: Alignment) -> str:
     has ``null`` coordinates.
 
     >>> from swgpu.scoring import Scoring
-    >>> from swgpu.sequence import Sequence
+    >>> from swgpu.io.sequence import Sequence
     >>> q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
     >>> d = json.loads(format_json(Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")))
     >>> d["query_start"], d["query_end"], d["target_start"], d["target_end"], d["evalue"]
@@ -339,7 +339,7 @@ def format_pairwise(a: Alignment, scoring: Scoring | None = None, width: int = _
     reverse-complemented with forward-strand positions, which count down.
 
     >>> from swgpu.scoring import Scoring
-    >>> from swgpu.sequence import Sequence
+    >>> from swgpu.io.sequence import Sequence
     >>> q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
     >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")
     >>> print(format_pairwise(a, Scoring.default("dna")), end="")
@@ -545,7 +545,7 @@ class AlignmentWriter(_AtomicOutput):
     without a hit); the other formats do write one.
 
     >>> from swgpu.scoring import Scoring
-    >>> from swgpu.sequence import Sequence
+    >>> from swgpu.io.sequence import Sequence
     >>> q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
     >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")
     >>> with AlignmentWriter(None, "sam", targets=[t]) as w:

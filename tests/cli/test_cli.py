@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import swgpu
-from swgpu.alphabet import DNA, PROTEIN
+from swgpu.io.alphabet import DNA, PROTEIN
 from swgpu.scoring import Scoring
 
 SRC = Path(swgpu.__file__).resolve().parent.parent
@@ -232,8 +232,8 @@ def test_corrupt_compressed_input_is_one_line_exit_2(run_cli, tmp_path, case):
 
 def _cuda_available() -> bool:
     try:
-        from swgpu.engines.cuda import _runtime
-        return bool(_runtime.available())
+        from swgpu.engines.cuda import runtime
+        return bool(runtime.available())
     except Exception:
         return False
 

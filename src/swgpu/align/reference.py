@@ -20,7 +20,7 @@ costs ``o + (k-1)e``)::
     H[i][j] = max(0, H[i-1][j-1] + s(q[i], t[j]), E[i][j], F[i][j])
 
 >>> from swgpu.scoring import Scoring
->>> from swgpu.sequence import Sequence
+>>> from swgpu.io.sequence import Sequence
 >>> r = align(Sequence.from_text("q", "TTACGTACGTTT"), Sequence.from_text("t", "GGACGACGTGG"), Scoring.default("dna"))
 >>> r.score, r.query_start, r.query_end, r.target_start, r.target_end, r.cigar
 (9, 2, 10, 2, 9, '3=1I4=')
@@ -29,8 +29,8 @@ costs ``o + (k-1)e``)::
 from __future__ import annotations
 
 from .alignment import Alignment
-from .scoring import Scoring
-from .sequence import Sequence
+from ..scoring import Scoring
+from ..io.sequence import Sequence
 
 __all__ = ["align", "sw_score", "sw_end", "sw_start", "global_path"]
 

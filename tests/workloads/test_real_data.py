@@ -8,7 +8,7 @@ import random
 import pytest
 
 from swgpu import Aligner, Scoring, read_sequences
-from swgpu.alignment import cigar_to_ops, score_ops
+from swgpu.align.alignment import cigar_to_ops, score_ops
 
 from oracle import parasail, parasail_score
 
@@ -49,7 +49,7 @@ def test_swissprot_protein_pairs(shared_data, matrix, go, ge):
 
 def test_known_value_p02232_self_719(shared_data):
     """BLOSUM62 11/1: P02232 against its own entry scores 719."""
-    from swgpu.readers import iter_sequences
+    from swgpu.io.readers import iter_sequences
 
     path = shared_data / "protein" / "swissprot_2014_01_sample100k.fasta.gz"
     p02232 = next(s for s in itertools.islice(iter_sequences(path, "protein"), 200_000) if s.name == "P02232")

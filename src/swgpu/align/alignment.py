@@ -11,7 +11,7 @@ target against a gap in the query), as SAM does for a read (query) on a
 reference (target).
 
 >>> from swgpu.scoring import Scoring
->>> from swgpu.sequence import Sequence
+>>> from swgpu.io.sequence import Sequence
 >>> q = Sequence.from_text("q", "ACGTACGT")
 >>> t = Sequence.from_text("t", "ACGACGT")
 >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")
@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .scoring import Scoring
-from .sequence import Sequence
+from ..scoring import Scoring
+from ..io.sequence import Sequence
 
 __all__ = ["Alignment", "cigar_to_ops", "ops_to_cigar", "score_ops"]
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from swgpu.scoring import ScoreMatrix, Scoring
-from swgpu.statistics import (
+from swgpu.scoring.statistics import (
     INT2_MAX,
     NUCLEOTIDE_PAIRS,
     KarlinAltschul,

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swgpu.alphabet import DNA, PROTEIN, get_alphabet, guess_alphabet
+from swgpu.io.alphabet import DNA, PROTEIN, get_alphabet, guess_alphabet
 from swgpu.exceptions import InputError, SwgpuError
-from swgpu.readers import detect_alphabet, iter_sequences, read_sequences
+from swgpu.io.readers import detect_alphabet, iter_sequences, read_sequences
 
 EXAMPLES = Path(str(resources.files("swgpu").joinpath("data", "examples")))
 QUERIES = EXAMPLES / "queries.fasta"

@@ -116,10 +116,10 @@ def test_cli_screen_unequal_record_counts(tmp_path, capsys):
 @pytest.mark.parametrize("kernel", ["bitwise", "wordwise", "group"])
 @pytest.mark.parametrize("label", list(SCORINGS))
 def test_cuda_kernels_equal_pairwise_on_real_pairs(read_pair_sets, kernel, label):
-    from swgpu.engines.cuda import _runtime
+    from swgpu.engines.cuda import runtime
 
-    if not _runtime.available():
-        pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}")
+    if not runtime.available():
+        pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
     scoring = SCORINGS[label]
     for queries, targets in read_pair_sets.values():
         got = Screener(scoring, device="cuda", kernel=kernel).scores(queries, targets)

@@ -14,8 +14,8 @@ import shlex
 import sys
 from importlib import resources
 
-from ._version import __version__
-from .exceptions import InputError, SwgpuError
+from .._version import __version__
+from ..exceptions import InputError, SwgpuError
 
 __all__ = ["main", "build_parser"]
 
@@ -42,7 +42,7 @@ def _add_scoring(p: argparse.ArgumentParser, guessed_from: str = "the query file
 
 
 def _add_output(p: argparse.ArgumentParser, default: str) -> None:
-    from .writers import FORMATS
+    from ..io.writers import FORMATS
 
     p.add_argument("--format", "-f", default=default, choices=FORMATS, help=f"output format (default {default})")
     p.add_argument("-o", "--output", help="output file (default: standard output)")
@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _scoring_from(args, alphabet):
-    from .scoring import Scoring
+    from ..scoring import Scoring
 
     return Scoring.build(alphabet, matrix=args.matrix, match=args.match, mismatch=args.mismatch,
                          gap_open=args.gap_open, gap_extend=args.gap_extend)
@@ -166,9 +166,9 @@ def _progress(total_cells: int, label: str):
 
 
 def cmd_align(args) -> int:
-    from .readers import detect_alphabet, read_sequences
-    from .workloads.align import align_all
-    from .writers import AlignmentWriter
+    from ..io.readers import detect_alphabet, read_sequences
+    from ..workloads.align import align_all
+    from ..io.writers import AlignmentWriter
 
     alphabet = args.alphabet or detect_alphabet(args.query)
     queries = read_sequences(args.query, alphabet)
@@ -201,10 +201,10 @@ def _gpu_ids(text: str) -> list[int] | None:
 
 
 def cmd_search(args) -> int:
-    from .database import Database
-    from .readers import read_sequences
-    from .workloads.search import Searcher
-    from .writers import AlignmentWriter
+    from ..io.database import Database
+    from ..io.readers import read_sequences
+    from ..workloads.search import Searcher
+    from ..io.writers import AlignmentWriter
 
     if args.top < 1:
         raise InputError("--top must be at least 1")
@@ -232,9 +232,9 @@ def cmd_search(args) -> int:
 
 
 def cmd_screen(args) -> int:
-    from .scoring import Scoring
-    from .workloads.screen import Screener, read_pair_files, read_pairs
-    from .writers import AlignmentWriter, OutputFile
+    from ..scoring import Scoring
+    from ..workloads.screen import Screener, read_pair_files, read_pairs
+    from ..io.writers import AlignmentWriter, OutputFile
 
     if args.pairs and (args.query or args.target):
         raise InputError("give either --pairs or -q/-t, not both")
@@ -265,7 +265,7 @@ def cmd_screen(args) -> int:
 
 
 def cmd_bench_search(args) -> int:
-    from .bench import bench_search
+    from ..workloads.bench import bench_search
 
     if bool(args.db) == bool(args.random_db):
         raise InputError("give either -d DB or --random-db COUNTxLENGTH")
@@ -283,7 +283,7 @@ def cmd_bench_search(args) -> int:
 
 
 def cmd_bench_screen(args) -> int:
-    from .bench import bench_screen
+    from ..workloads.bench import bench_screen
 
     try:
         ns = [int(x) for x in args.n.split(",") if x]
@@ -298,7 +298,7 @@ def cmd_bench_screen(args) -> int:
 
 
 def cmd_makedb(args) -> int:
-    from .database import Database
+    from ..io.database import Database
 
     db = Database.from_fasta(args.fasta, args.alphabet)
     db.save(args.out)
@@ -328,20 +328,20 @@ def cmd_info(args) -> int:
     import numba
     import numpy
 
-    from .engines.cuda import _runtime
+    from ..engines.cuda import runtime
 
     print(f"swgpu {__version__}")
     print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, numba {numba.__version__}")
     print(f"cpu engine: available ({os.cpu_count()} cores)")
-    if _runtime.available():
-        cp = _runtime.cupy()
-        for d in range(_runtime.device_count()):
+    if runtime.available():
+        cp = runtime.cupy()
+        for d in range(runtime.device_count()):
             props = cp.cuda.runtime.getDeviceProperties(d)
             name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
             print(f"cuda engine: GPU {d}: {name}, {props['multiProcessorCount']} SMs, "
                   f"{props['totalGlobalMem'] / 2**30:.0f} GiB, sm_{props['major']}{props['minor']}")
     else:
-        print(f"cuda engine: unavailable ({_runtime.why_unavailable()})")
+        print(f"cuda engine: unavailable ({runtime.why_unavailable()})")
     return 0
 
 

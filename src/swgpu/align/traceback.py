@@ -1,7 +1,7 @@
 """Host-side alignment assembly shared by every engine.
 
 A pairwise alignment is found in four passes, each a kernel of the engine in
-use (see :mod:`swgpu.reference` for the rule that picks one optimal alignment):
+use (see :mod:`swgpu.align.reference` for the rule that picks one optimal alignment):
 
 1. ``sw_end``: local score and end cell, score-only, O(n) memory;
 2. ``sw_start``: an anchored pass over the reversed prefixes finds the start;
@@ -21,8 +21,8 @@ from types import ModuleType
 import numpy as np
 
 from .alignment import Alignment
-from .scoring import Scoring
-from .sequence import Sequence
+from ..scoring import Scoring
+from ..io.sequence import Sequence
 
 __all__ = ["local_align", "global_ops", "BASE_CELLS"]
 

@@ -30,8 +30,8 @@ from importlib import resources
 
 import numpy as np
 
-from .alphabet import DNA, PROTEIN, Alphabet, get_alphabet
-from .exceptions import ScoringError
+from ..io.alphabet import DNA, PROTEIN, Alphabet, get_alphabet
+from ..exceptions import ScoringError
 
 __all__ = ["ScoreMatrix", "Scoring", "MATRIX_NAMES"]
 

@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from swgpu.alignment import Alignment
+from swgpu.align.alignment import Alignment
 from swgpu.exceptions import InputError
 from swgpu.scoring import Scoring
-from swgpu.sequence import Sequence
-from swgpu.writers import (
+from swgpu.io.sequence import Sequence
+from swgpu.io.writers import (
     BLAST6_COLUMNS,
     FORMATS,
     AlignmentWriter,

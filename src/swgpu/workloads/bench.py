@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .alphabet import PROTEIN
-from .database import Database
-from .readers import read_sequences
-from .scoring import Scoring
-from .sequence import Sequence
+from ..io.alphabet import PROTEIN
+from ..io.database import Database
+from ..io.readers import read_sequences
+from ..scoring import Scoring
+from ..io.sequence import Sequence
 
 __all__ = ["bench_search", "bench_screen", "random_protein_database", "BACKGROUND_AA"]
 
@@ -45,14 +45,14 @@ def random_protein_database(count: int, length: int, seed: int = 0) -> Database:
 
 def _machine() -> dict:
     info = {"python": platform.python_version(), "cores": os.cpu_count(), "platform": platform.platform()}
-    from .engines.cuda import _runtime
+    from ..engines.cuda import runtime
 
-    if _runtime.available():
-        cp = _runtime.cupy()
+    if runtime.available():
+        cp = runtime.cupy()
         props = cp.cuda.runtime.getDeviceProperties(0)
         name = props["name"]
         info["gpu"] = name.decode() if isinstance(name, bytes) else name
-        info["gpus"] = _runtime.device_count()
+        info["gpus"] = runtime.device_count()
     return info
 
 
@@ -104,7 +104,7 @@ def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | Non
                  matrix: str = "BLOSUM62", gap_open: int = 11, gap_extend: int = 1, top: int = 10,
                  repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print) -> dict:
     """Time database search for each query; returns (and saves) the results."""
-    from .workloads.search import Searcher
+    from .search import Searcher
 
     t0 = time.perf_counter()
     db = random_protein_database(*random_db) if random_db else Database.load(db_path, "protein")
@@ -163,7 +163,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
                  scoring: str = "linear", device: str = "auto", kernels=("bitwise", "wordwise"),
                  out: str = "bench-out", log=print, transpose: str = "ballot") -> dict:
     """The BPBC screening benchmark: per-phase times and GCUPS per kernel and target length."""
-    from .engines import resolve_device
+    from ..engines import resolve_device
 
     match, mismatch, go, ge = (2, -1, 1, 1) if scoring == "linear" else (2, -3, 5, 2)
     engine = resolve_device(device)
@@ -173,7 +173,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
         cells = pairs * m * n
         for kernel in kernels:
             if engine == "cuda":
-                from .engines.cuda.screen import screen_scores_cuda_timed
+                from ..engines.cuda.screen import screen_scores_cuda_timed
 
                 screen_scores_cuda_timed(qs[:64], ts[:64], match, mismatch, go, ge, kernel=kernel,
                                          transpose=transpose)  # compile
@@ -181,7 +181,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
                 row = {"n": n, "kernel": kernel, **tm.as_dict()}
                 row["gcups"] = cells / (row["total_ms"] / 1e3) / 1e9
             else:
-                from .engines.cpu import bitsliced
+                from ..engines.cpu import bitsliced
 
                 fn = bitsliced.screen_scores_scalar if kernel == "wordwise" else bitsliced.screen_scores_bitsliced
                 fn(qs[:64], ts[:64], match, mismatch, go, ge)

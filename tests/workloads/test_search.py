@@ -8,7 +8,7 @@ import pytest
 
 from swgpu import Scoring, Sequence, read_sequences
 from swgpu.cli import main
-from swgpu.database import Database
+from swgpu.io.database import Database
 from swgpu.engines.cpu import pairwise
 from swgpu.engines.cpu.search import CpuSearchEngine
 from swgpu.workloads.search import Searcher, partition_by_residues, rank_hits
@@ -22,10 +22,10 @@ def _engine(kind, scoring):
     """The search engine of ``kind`` for ``scoring`` (CUDA tests skip without a GPU)."""
     if kind == "cpu":
         return CpuSearchEngine(scoring.matrix.values, scoring.gap_open, scoring.gap_extend)
-    from swgpu.engines.cuda import _runtime
+    from swgpu.engines.cuda import runtime
 
-    if not _runtime.available():
-        pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}")
+    if not runtime.available():
+        pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
     from swgpu.engines.cuda.search import CudaSearchEngine
 
     return CudaSearchEngine(scoring.matrix.values, scoring.gap_open, scoring.gap_extend)
@@ -161,10 +161,10 @@ def test_damaged_database_file(tmp_path, capsys, shared_data):
 def test_top10_identical_cpu_and_cuda_on_swissprot_100k(shared_data):
     """The 20 CUDASW++ queries against the 100k Swiss-Prot sample, BLOSUM62 11/1:
     identical top-10 lists (names, scores, order) from both engines."""
-    from swgpu.engines.cuda import _runtime
+    from swgpu.engines.cuda import runtime
 
-    if not _runtime.available():
-        pytest.skip(f"no CUDA device: {_runtime.why_unavailable()}")
+    if not runtime.available():
+        pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
     db = Database.from_fasta(shared_data / "protein" / "swissprot_2014_01_sample100k.fasta.gz", "protein")
     queries = read_sequences(shared_data / "protein" / "queries_cudasw4_20.fasta", "protein")
     scoring = Scoring.default("protein")
@@ -186,9 +186,9 @@ def test_top10_identical_cpu_and_cuda_on_swissprot_100k(shared_data):
 
 @pytest.mark.gpu
 def test_multi_gpu_split_equals_one_gpu(swissprot_db):
-    from swgpu.engines.cuda import _runtime
+    from swgpu.engines.cuda import runtime
 
-    if not _runtime.available() or _runtime.device_count() < 2:
+    if not runtime.available() or runtime.device_count() < 2:
         pytest.skip("needs two GPUs")
     db, special = swissprot_db
     scoring = Scoring.default("protein")

@@ -11,12 +11,12 @@
 
 from __future__ import annotations
 
-from .alignment import Alignment
-from .alphabet import Alphabet
-from .exceptions import EngineError, InputError
-from .scoring import Scoring
-from .sequence import Sequence
-from .traceback import local_align
+from ..align.alignment import Alignment
+from ..io.alphabet import Alphabet
+from ..exceptions import EngineError, InputError
+from ..scoring import Scoring
+from ..io.sequence import Sequence
+from ..align.traceback import local_align
 
 __all__ = ["Aligner"]
 
@@ -41,7 +41,7 @@ class Aligner:
             raise EngineError(f"device {device!r}: pairwise traceback runs on the CPU engine; use 'cpu' or 'auto'")
         self.scoring = scoring
         self.device = "cpu"
-        from .engines.cpu import pairwise
+        from ..engines.cpu import pairwise
 
         self._kernels = pairwise
 

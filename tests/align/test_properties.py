@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from swgpu import reference
-from swgpu.alignment import cigar_to_ops, score_ops
+from swgpu.align import reference
+from swgpu.align.alignment import cigar_to_ops, score_ops
 from swgpu.engines.cpu import pairwise
 from swgpu.scoring import ScoreMatrix, Scoring
-from swgpu.sequence import Sequence
-from swgpu.traceback import local_align
+from swgpu.io.sequence import Sequence
+from swgpu.align.traceback import local_align
 
 from oracle import parasail, parasail_score
 

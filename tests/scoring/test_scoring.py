@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swgpu.aligner import Aligner
-from swgpu.alphabet import DNA, PROTEIN
+from swgpu.workloads.aligner import Aligner
+from swgpu.io.alphabet import DNA, PROTEIN
 from swgpu.exceptions import ScoringError, SwgpuError
-from swgpu.readers import read_sequences
+from swgpu.io.readers import read_sequences
 from swgpu.scoring import MATRIX_NAMES, ScoreMatrix, Scoring
 
 EXAMPLES = Path(str(resources.files("swgpu").joinpath("data", "examples")))

@@ -1,0 +1,1 @@
+"""Placement of work on devices and the executors that run it."""
