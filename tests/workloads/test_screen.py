@@ -10,7 +10,8 @@ from swgpu import Scoring, Sequence, read_sequences
 from swgpu.cli import main
 from swgpu.engines.cpu import pairwise
 from swgpu.exceptions import InputError, ScoringError
-from swgpu.workloads.screen import Screener, match_mismatch_of, read_pairs
+from swgpu.io.pairs import read_pairs
+from swgpu.workloads.screen import Screener, match_mismatch_of
 
 SCORINGS = {
     "linear 2/-1/1 (seed)": Scoring.build("dna", match=2, mismatch=-1, gap_open=1, gap_extend=1),

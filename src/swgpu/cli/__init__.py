@@ -233,7 +233,8 @@ def cmd_search(args) -> int:
 
 def cmd_screen(args) -> int:
     from ..scoring import Scoring
-    from ..workloads.screen import Screener, read_pair_files, read_pairs
+    from ..io.pairs import read_pair_files, read_pairs
+    from ..workloads.screen import Screener
     from ..io.writers import AlignmentWriter, OutputFile
 
     if args.pairs and (args.query or args.target):

@@ -32,12 +32,11 @@ from ..align.alignment import Alignment
 from ..io.alphabet import DNA
 from ..engines import resolve_device
 from ..exceptions import InputError, ScoringError
-from ..io.readers import iter_sequences
 from ..scoring import Scoring
 from ..io.sequence import Sequence
 from ..scoring.statistics import Statistics
 
-__all__ = ["Screener", "ScreenResult", "match_mismatch_of", "read_pairs"]
+__all__ = ["Screener", "ScreenResult", "match_mismatch_of"]
 
 KERNELS = ("auto", "bitwise", "wordwise", "group")
 
@@ -145,46 +144,3 @@ class Screener:
             with ThreadPoolExecutor(self.threads) as pool:
                 alignments = list(pool.map(one, (int(i) for i in selected)))
         return ScreenResult(scores, selected, alignments)
-
-
-def read_pairs(path) -> tuple[list[Sequence], list[Sequence]]:
-    """Pairs from a TSV file: ``query_seq<TAB>target_seq`` or
-    ``query_name<TAB>query_seq<TAB>target_name<TAB>target_seq`` per line; lines
-    starting with ``#`` and empty lines are skipped."""
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
-    queries, targets = [], []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.rstrip("\r\n")
-                if not line.strip() or line.startswith("#"):
-                    continue
-                cols = line.split("\t")
-                if len(cols) == 2:
-                    qn, qs, tn, ts = f"pair{len(queries) + 1}_q", cols[0], f"pair{len(queries) + 1}_t", cols[1]
-                elif len(cols) == 4:
-                    qn, qs, tn, ts = cols
-                else:
-                    raise InputError(f"{path}: line {lineno}: expected 2 or 4 tab-separated columns, got {len(cols)}")
-                try:
-                    queries.append(Sequence(qn, qs, DNA.encode(qs, record=qn), DNA))
-                    targets.append(Sequence(tn, ts, DNA.encode(ts, record=tn), DNA))
-                except InputError as exc:
-                    raise InputError(f"{path}: line {lineno}: {exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
-    if not queries:
-        raise InputError(f"{path}: no pairs found")
-    return queries, targets
-
-
-def read_pair_files(query_path, target_path) -> tuple[list[Sequence], list[Sequence]]:
-    """Record ``i`` of the query file paired with record ``i`` of the target file."""
-    queries = list(iter_sequences(query_path, DNA))
-    targets = list(iter_sequences(target_path, DNA))
-    if len(queries) != len(targets):
-        raise InputError(f"{query_path} has {len(queries)} records but {target_path} has {len(targets)}; "
-                         "screen pairs record i with record i")
-    return queries, targets
