@@ -16,15 +16,33 @@ Memory is O(m + n) plus ``base_cells`` bytes, whatever the lengths.
 
 from __future__ import annotations
 
-from types import ModuleType
+from typing import Protocol
 
 import numpy as np
 
-from .alignment import Alignment
-from ..scoring import Scoring
+from ..exceptions import InputError
 from ..io.sequence import Sequence
+from ..scoring import Scoring
+from .alignment import Alignment
 
-__all__ = ["local_align", "global_ops", "BASE_CELLS"]
+__all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "BASE_CELLS"]
+
+
+class TracebackKernels(Protocol):
+    """The four passes of a pairwise alignment on one engine (code arrays in,
+    ``matrix`` the ``int32`` substitution scores, positive gap costs)."""
+
+    def sw_end(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
+        """``(best, i_end, j_end)``: local score and its end cell (see :mod:`swgpu.align.reference`)."""
+
+    def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
+        """On the reversed prefixes: ``(ri, rj)``, the start as distances from the end."""
+
+    def nw_last_row(self, a, b, matrix, gap_open, gap_extend, lead_open) -> tuple[np.ndarray, np.ndarray]:
+        """Last row of a global pass: ``(H, F)``; ``lead_open`` is the cost of a leading vertical gap."""
+
+    def nw_path(self, a, b, matrix, gap_open, gap_extend, lead_open, tail_open) -> tuple[np.ndarray, int]:
+        """``(ops, score)`` of an optimal global alignment with a full direction matrix."""
 
 #: Largest sub-problem (cells) solved with a full direction matrix (1 byte/cell).
 BASE_CELLS = 1 << 22
@@ -36,7 +54,7 @@ def _rev(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x[::-1])
 
 
-def global_ops(kernels: ModuleType, a: np.ndarray, b: np.ndarray, matrix: np.ndarray, go: int, ge: int,
+def global_ops(kernels: TracebackKernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray, go: int, ge: int,
                base_cells: int = BASE_CELLS) -> np.ndarray:
     """Op codes (0 pair, 1 ``a`` vs gap, 2 ``b`` vs gap) of an optimal global alignment."""
     pieces: list[np.ndarray] = []
@@ -73,7 +91,7 @@ def _diff(kernels, a, b, matrix, go, ge, lead, tail, base_cells, out):
         _diff(kernels, a[mid + 1 :], b[j2:], matrix, go, ge, ge, tail, base_cells, out)
 
 
-def local_align(kernels: ModuleType, query: Sequence, target: Sequence, scoring: Scoring,
+def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, scoring: Scoring,
                 base_cells: int = BASE_CELLS) -> Alignment:
     """Optimal local alignment of ``query`` against ``target`` with ``kernels``."""
     q, t = query.codes, target.codes
@@ -89,3 +107,35 @@ def local_align(kernels: ModuleType, query: Sequence, target: Sequence, scoring:
     i0, j0 = ie - ri, je - rj
     ops = global_ops(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells)
     return Alignment.from_ops(query, target, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
+
+
+class PairTracer:
+    """Optimal local alignments with one scoring scheme on one engine's kernels.
+
+    >>> from swgpu.engines import get_engine
+    >>> tracer = get_engine("cpu").tracer(Scoring.default("protein"))
+    >>> tracer.align(Sequence.from_text("q", "HEAGAWGHEE"), Sequence.from_text("t", "PAWHEAE")).cigar
+    '2=1X2='
+    """
+
+    def __init__(self, kernels: TracebackKernels, scoring: Scoring, base_cells: int = BASE_CELLS):
+        self.kernels = kernels
+        self.scoring = scoring
+        self.base_cells = base_cells
+
+    def _check(self, query: Sequence, target: Sequence) -> None:
+        for s in (query, target):
+            if s.alphabet is not self.scoring.alphabet:
+                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
+                                 f"{self.scoring.alphabet.name}", param="alphabet")
+
+    def align(self, query: Sequence, target: Sequence) -> Alignment:
+        """The optimal local alignment (score 0 and an empty alignment if none scores > 0)."""
+        self._check(query, target)
+        return local_align(self.kernels, query, target, self.scoring, self.base_cells)
+
+    def score(self, query: Sequence, target: Sequence) -> int:
+        """The optimal local score only (one O(n)-memory pass)."""
+        self._check(query, target)
+        m = self.scoring.matrix.values
+        return int(self.kernels.sw_end(query.codes, target.codes, m, self.scoring.gap_open, self.scoring.gap_extend)[0])

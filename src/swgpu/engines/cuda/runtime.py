@@ -12,7 +12,7 @@ import functools
 import re
 from importlib import resources
 
-__all__ = ["available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch"]
+__all__ = ["available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
 
@@ -53,6 +53,18 @@ def cupy():
 
 def device_count() -> int:
     return cupy().cuda.runtime.getDeviceCount() if available() else 0
+
+
+def describe() -> list[dict]:
+    """One dict per visible GPU: ``id``, ``name``, ``sms``, ``memory`` (bytes), ``arch``."""
+    cp = cupy()
+    out = []
+    for d in range(device_count()):
+        props = cp.cuda.runtime.getDeviceProperties(d)
+        name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+        out.append({"id": d, "name": name, "sms": int(props["multiProcessorCount"]),
+                    "memory": int(props["totalGlobalMem"]), "arch": f"sm_{props['major']}{props['minor']}"})
+    return out
 
 
 def arch(device_id: int | None = None) -> str:

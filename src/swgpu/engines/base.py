@@ -1,0 +1,189 @@
+"""The engine interface: what a compute engine can do, and how to get one.
+
+An :class:`Engine` is one device (the CPU, or one GPU) and hands out the
+objects that do the work, each built for one scoring scheme:
+
+* :meth:`Engine.database_scorer` -- a :class:`DatabaseScorer`: exact local
+  scores of queries against a loaded database (``search``);
+* :meth:`Engine.pair_scorer` -- a :class:`PairScorer`: the best local score of
+  each of many (query, target) pairs (``screen``);
+* :meth:`Engine.tracer` -- a :class:`Tracer`: full alignments of pairs
+  (traceback in linear memory; ``align`` and the hits of every workload).
+
+Workloads get engines only from :func:`get_engine` and use only these
+methods; host logic (batching, overflow policy, verification, result assembly)
+lives outside the engines. A new engine is a sub-package with a subclass of
+:class:`Engine` registered in :data:`_ENGINES`.
+
+>>> engine = get_engine("cpu")
+>>> engine.name, engine.capabilities()
+('cpu', ('score_database', 'score_pairs', 'trace'))
+>>> from swgpu import Scoring
+>>> engine.tracer(Scoring.default("dna")).align("ACGTACGTAC", "TTACGTTCGTAA").cigar
+'4=1X4='
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import os
+from typing import Protocol, Sequence as Seq, runtime_checkable
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..align.traceback import PairTracer, TracebackKernels
+from ..exceptions import EngineError
+from ..io.sequence import Sequence
+from ..scoring import Scoring
+
+__all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "TracebackKernels", "get_engine",
+           "resolve_device", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
+
+DEVICES = ("auto", "cpu", "cuda")
+
+#: Engine name -> "module:class" (imported on first use, so the CPU never imports CuPy).
+_ENGINES = {"cpu": "swgpu.engines.cpu.engine:CpuEngine", "cuda": "swgpu.engines.cuda.engine:CudaEngine"}
+
+
+@runtime_checkable
+class DatabaseScorer(Protocol):
+    """Exact SW scores of queries against every sequence of a loaded database."""
+
+    last_timing: dict
+
+    def load_database(self, residues: np.ndarray, offsets: np.ndarray) -> None:
+        """Sequence ``i`` is ``residues[offsets[i]:offsets[i + 1]]`` (codes)."""
+
+    def compile(self, query_lengths: Seq[int] = ()) -> float:
+        """Prepare (compile or load) what scoring these query lengths needs; seconds."""
+
+    def scores_many(self, queries: list[np.ndarray]) -> list[np.ndarray]:
+        """``int32`` scores of each query (code array) against every sequence, database order."""
+
+
+@runtime_checkable
+class PairScorer(Protocol):
+    """Best local score of each pair ``(queries[i], targets[i])``."""
+
+    #: Per-phase timings of the last call (engine specific), or None.
+    last_timings: object
+
+    def scores(self, queries: list[np.ndarray], targets: list[np.ndarray]) -> np.ndarray:
+        """``int32`` score of each pair of code arrays."""
+
+
+@runtime_checkable
+class Tracer(Protocol):
+    """Optimal local alignments of pairs, with traceback."""
+
+    def align(self, query: Sequence, target: Sequence) -> Alignment:
+        """The optimal local alignment (score 0 and an empty alignment when none scores > 0)."""
+
+    def score(self, query: Sequence, target: Sequence) -> int:
+        """The optimal local score only."""
+
+
+class Engine(abc.ABC):
+    """One compute device and the work it can do (see the module docs)."""
+
+    #: ``"cpu"`` or ``"cuda"``.
+    name: str = ""
+
+    def __init__(self, device_id: int = 0, threads: int | None = None):
+        self.device_id = int(device_id)
+        self.threads = max(1, int(threads or os.cpu_count() or 1))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(device_id={self.device_id})"
+
+    def capabilities(self) -> tuple[str, ...]:
+        """What this engine does itself: ``score_database``, ``score_pairs``, ``trace``."""
+        return ("score_database", "score_pairs", "trace")
+
+    @abc.abstractmethod
+    def database_scorer(self, scoring: Scoring) -> DatabaseScorer:
+        """A scorer of queries against a database, for ``scoring``."""
+
+    @abc.abstractmethod
+    def pair_scorer(self, scoring: Scoring, kernel: str = "auto") -> PairScorer:
+        """A bulk scorer of DNA pairs (match/mismatch scoring) with ``kernel``."""
+
+    def traceback_kernels(self) -> TracebackKernels | None:
+        """The four traceback passes on this engine, or None when it has none
+        (its :meth:`tracer` then runs on the CPU engine)."""
+        return None
+
+    def tracer(self, scoring: Scoring) -> Tracer:
+        """Aligns pairs with traceback on this engine (on the CPU engine when
+        this one has no traceback kernels)."""
+        kernels = self.traceback_kernels()
+        if kernels is None:
+            return get_engine("cpu", threads=self.threads).tracer(scoring)
+        return PairTracer(kernels, scoring)
+
+
+def _runtime():
+    from .cuda import runtime  # imports CuPy only when asked
+
+    return runtime
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    return _runtime().available()
+
+
+def gpu_count() -> int:
+    """CUDA devices CuPy sees (0 without CuPy or a GPU)."""
+    return _runtime().device_count()
+
+
+def gpu_unavailable_reason() -> str:
+    """Why there is no usable GPU (empty when there is one)."""
+    return "" if cuda_available() else _runtime().why_unavailable()
+
+
+def describe_devices() -> list[dict]:
+    """One dict per GPU: ``id``, ``name``, ``sms``, ``memory`` (bytes), ``arch``."""
+    return _runtime().describe() if cuda_available() else []
+
+
+def resolve_device(device: str = "auto") -> str:
+    """Turn ``auto|cpu|cuda`` into the engine name to use.
+
+    ``auto`` picks ``cuda`` when a GPU and CuPy are present, else ``cpu``;
+    ``cuda`` without a GPU is an :class:`~swgpu.exceptions.EngineError`.
+    """
+    device = (device or "auto").lower()
+    if device == "cpu":
+        return "cpu"
+    if device in ("cuda", "gpu"):
+        if not cuda_available():
+            raise EngineError(f"cuda: no usable GPU ({gpu_unavailable_reason()}); use cpu", param="device")
+        return "cuda"
+    if device == "auto":
+        return "cuda" if cuda_available() else "cpu"
+    raise EngineError(f"unknown device {device!r}: use auto, cpu or cuda", param="device")
+
+
+_cache: dict = {}
+
+
+def get_engine(device: str = "auto", gpu_id: int = 0, threads: int | None = None) -> Engine:
+    """The engine for ``device`` (``auto``, ``cpu`` or ``cuda``) on GPU ``gpu_id``.
+
+    ``threads``: CPU threads the engine may use (default: all cores).
+    Engines are kept, one per (device, GPU, threads).
+    """
+    name = resolve_device(device)
+    if name == "cuda" and not 0 <= int(gpu_id) < gpu_count():
+        raise EngineError(f"GPU {gpu_id}: this machine has {gpu_count()} GPU(s)", param="gpus")
+    key = (name, int(gpu_id) if name == "cuda" else 0, threads)
+    engine = _cache.get(key)
+    if engine is None:
+        module, cls = _ENGINES[name].split(":")
+        engine = getattr(importlib.import_module(module), cls)(device_id=key[1], threads=threads)
+        _cache[key] = engine
+    return engine
