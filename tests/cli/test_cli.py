@@ -143,7 +143,7 @@ BAD = {
     "invalid_letter_in_target": (lambda t: ["align", QUERIES, _file("p.fasta", b">ok\nMKVL\n>p\nMKV#L\n")(t)],
                                  ["p.fasta", "'p'", "position 4", "'#'"]),
     "protein_forced_dna": (lambda t: ["align", QUERIES, TARGETS, "--alphabet", "dna"],
-                           ["queries.fasta", "'P02232'", "dna letter", "--alphabet protein"]),
+                           ["queries.fasta", "'P02232'", "dna letter", "--alphabet", "protein"]),
     "fastq_named_fasta": (lambda t: ["align", _file("q.fasta", b"@r1\nACGT\n+\nIIII\n")(t), TARGETS],
                           ["q.fasta", "FASTQ"]),
     "fastq_named_fa_gz": (lambda t: ["align", _file("q.fa.gz", gzip.compress(b"@r1\nACGT\n+\nIIII\n", mtime=0))(t),

@@ -1,0 +1,66 @@
+"""``swgpu info`` (version, engines, GPUs) and ``swgpu demo`` (``search`` on the shipped example)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from importlib import resources
+
+from .options import add_device, add_output, finish
+
+__all__ = ["add_parser", "run", "example_path"]
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("demo", help="run `search` on the small example shipped with swgpu")
+    add_output(p, "pairwise")
+    add_device(p)
+    finish(p, run)
+
+    p = subparsers.add_parser("info", help="show version, engines and GPUs")
+    finish(p, run)
+
+
+def run(args) -> int:
+    """Run ``demo`` or ``info``, as ``args.command`` says."""
+    return run_demo(args) if args.command == "demo" else run_info(args)
+
+
+def example_path(name: str) -> str:
+    """Path of a file shipped in ``swgpu/data/examples``."""
+    return str(resources.files("swgpu").joinpath("data", "examples", name))
+
+
+def run_demo(args) -> int:
+    from .main import build_parser
+
+    q, t = example_path("queries.fasta"), example_path("targets.fasta")
+    argv = ["search", "-q", q, "-d", t, "--top", "3", "--format", args.format, "--device", args.device]
+    if args.output:
+        argv += ["-o", args.output]
+    if args.threads:
+        argv += ["--threads", str(args.threads)]
+    print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
+    ns = build_parser().parse_args(argv)
+    ns.argv = argv
+    return ns.func(ns)
+
+
+def run_info(args) -> int:
+    import numba
+    import numpy
+
+    from .. import __version__
+    from ..engines import cuda_available, describe_devices, gpu_unavailable_reason
+
+    print(f"swgpu {__version__}")
+    print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, numba {numba.__version__}")
+    print(f"cpu engine: available ({os.cpu_count()} cores)")
+    if cuda_available():
+        for d in describe_devices():
+            print(f"cuda engine: GPU {d['id']}: {d['name']}, {d['sms']} SMs, "
+                  f"{d['memory'] / 2**30:.0f} GiB, {d['arch']}")
+    else:
+        print(f"cuda engine: unavailable ({gpu_unavailable_reason()})")
+    return 0

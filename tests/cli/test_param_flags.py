@@ -1,0 +1,152 @@
+"""Library errors about a parameter name the flag of the command being run; the
+CLI's layout (one module per command, public imports only)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from swgpu.cli import build_parser
+from swgpu.cli.main import error_message
+from swgpu.exceptions import InputError, ScoringError, SwgpuError
+from swgpu.scoring import Scoring
+
+EXAMPLES = Path(str(resources.files("swgpu").joinpath("data", "examples")))
+QUERIES = EXAMPLES / "queries.fasta"
+TARGETS = EXAMPLES / "targets.fasta"
+CLI = Path(importlib.import_module("swgpu.cli").__file__).parent
+
+ALIGN = ["align", "q.fa", "t.fa"]
+SEARCH = ["search", "-q", "q.fa", "-d", "db"]
+SCREEN = ["screen", "-q", "q.fa", "-t", "t.fa"]
+
+# (command line, library parameter, what the line shows for it)
+MAPPING = [
+    (ALIGN, "gap_open", "--gap-open"),
+    (ALIGN, "gap_extend", "--gap-extend"),
+    (ALIGN, "matrix", "--matrix"),
+    (ALIGN, "match", "--match"),
+    (ALIGN, "mismatch", "--mismatch"),
+    (ALIGN, "alphabet", "--alphabet"),
+    (ALIGN, "threads", "--threads"),
+    (ALIGN, "device", "--device"),
+    (ALIGN, "format", "--format"),
+    (ALIGN, "output", "-o"),
+    (ALIGN, "query", "query"),        # a positional: no flag
+    (ALIGN, "gpus", "gpus"),          # align has no --gpus
+    (SEARCH, "query", "-q"),
+    (SEARCH, "db", "-d"),
+    (SEARCH, "database", "-d"),
+    (SEARCH, "evalue", "--evalue"),
+    (SEARCH, "top", "--top"),
+    (SEARCH, "gpus", "--gpus"),
+    (SCREEN, "target", "-t"),
+    (SCREEN, "pairs", "--pairs"),
+    (SCREEN, "kernel", "--kernel"),
+    (SCREEN, "threshold", "--threshold"),
+    (SCREEN, "alphabet", "alphabet"),  # screen is DNA only
+    (["makedb", "in.fa", "out.swdb"], "alphabet", "--alphabet"),
+    (["bench", "search", "-q", "q.fa"], "random_db", "--random-db"),
+    (["bench", "screen"], "kernels", "--kernels"),
+    (["demo"], "top", "top"),
+    (["info"], "gap_open", "gap_open"),
+]
+
+
+@pytest.mark.parametrize("argv, param, shown", MAPPING, ids=[f"{a[0]}-{p}" for a, p, _ in MAPPING])
+def test_param_is_shown_as_the_flag_of_the_command(argv, param, shown):
+    args = build_parser().parse_args(argv)
+    line = error_message(ScoringError("must be >= 0, got -1", param=param), args)
+    assert line == f"swgpu: error: {shown}: must be >= 0, got -1"
+
+
+def test_error_without_param_is_unchanged():
+    args = build_parser().parse_args(ALIGN)
+    assert error_message(InputError("x.fa: empty"), args) == "swgpu: error: x.fa: empty"
+    assert error_message(SwgpuError("gap_open: odd", param=None), None) == "swgpu: error: gap_open: odd"
+
+
+def _fail_build(param):
+    def build(cls, *args, **kwargs):
+        raise ScoringError("must be >= 0, got -1", param=param)
+    return classmethod(build)
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["align", QUERIES, TARGETS], "--gap-open"),
+    (["search", "-q", QUERIES, "-d", TARGETS], "--gap-open"),
+])
+def test_library_error_through_main(run_cli, monkeypatch, tmp_path, argv, shown):
+    monkeypatch.setattr(Scoring, "build", _fail_build("gap_open"))
+    code, out, err = run_cli(argv + ["-o", "out.txt"], tmp_path)
+    assert (code, out) == (2, "")
+    assert err == f"swgpu: error: {shown}: must be >= 0, got -1\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("flag", ["--gap-open", "--gap-extend"])
+def test_negative_gap_names_the_flag(run_cli, tmp_path, flag):
+    code, out, err = run_cli(["align", QUERIES, TARGETS, flag, "-1"], tmp_path)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("swgpu: error: ")
+    assert flag in err
+
+
+def _cuda_available() -> bool:
+    try:
+        from swgpu.engines import cuda_available
+        return bool(cuda_available())
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(_cuda_available(), reason="a GPU is present, --device cuda works")
+def test_engine_error_names_device(run_cli, tmp_path):
+    code, out, err = run_cli(["search", "-q", QUERIES, "-d", TARGETS, "--device", "cuda", "-o", "out.txt"], tmp_path)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("swgpu: error: --device: cuda: "), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_info_lists_gpus(run_cli, monkeypatch):
+    import swgpu.engines as engines
+
+    monkeypatch.setattr(engines, "cuda_available", lambda: True)
+    monkeypatch.setattr(engines, "describe_devices", lambda: [
+        {"id": 0, "name": "NVIDIA H100", "sms": 132, "memory": 80 * 2**30, "arch": "sm_90"}])
+    code, out, err = run_cli(["info"])
+    assert code == 0
+    assert "cuda engine: GPU 0: NVIDIA H100, 132 SMs, 80 GiB, sm_90\n" in out
+
+
+# ===================================================================== layout
+
+COMMAND_MODULES = ["align", "search", "screen", "makedb", "bench", "info"]
+
+
+@pytest.mark.parametrize("name", COMMAND_MODULES)
+def test_command_modules_have_add_parser_and_run(name):
+    module = importlib.import_module(f"swgpu.cli.{name}")
+    assert callable(module.add_parser) and callable(module.run)
+
+
+def _swgpu_imports(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            if node.level >= 2:  # from ..x import y: swgpu.x
+                yield node.module.split("."), [a.name for a in node.names]
+            elif node.level == 0 and node.module.startswith("swgpu."):
+                yield node.module.split(".")[1:], [a.name for a in node.names]
+
+
+@pytest.mark.parametrize("path", sorted(CLI.glob("*.py")), ids=lambda p: p.name)
+def test_cli_imports_only_public_names(path):
+    for parts, names in _swgpu_imports(path):
+        assert not any(p.startswith("_") for p in parts), (path.name, parts)
+        assert parts[:2] not in (["engines", "cuda"], ["engines", "cpu"]), (path.name, parts)
+        assert not any(n.startswith("_") for n in names), (path.name, parts, names)
+    assert sum(1 for _ in path.open()) <= 250
