@@ -359,3 +359,77 @@ def test_write_many_with_query_text(plus):
         w.write_many([(a, q.text), a])
     records = [line.split("\t") for line in _lines(buf.getvalue()) if not line.startswith("@")]
     assert records[0][9] == q.text and records[1][9] == "*"
+
+
+# ---------------------------------------------------------------- layering and protocols
+
+def test_writers_import_nothing_above_io():
+    import ast
+    import pathlib
+
+    import swgpu.io.writers as writers
+
+    above = {"scoring", "align", "engines", "parallel", "workloads", "cli"}
+    for path in pathlib.Path(writers.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.level == 3:  # from ...X: X is a sibling of io
+                    assert node.module.split(".")[0] not in above, (path.name, node.module)
+                if node.level == 0 and node.module.startswith("swgpu."):
+                    assert node.module.split(".")[1] not in above, (path.name, node.module)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    assert not (parts[0] == "swgpu" and parts[1:2] and parts[1] in above), (path.name, alias.name)
+
+
+class _Record:
+    """A plain object with the attributes of an alignment, not an Alignment."""
+
+    def __init__(self, a):
+        self._d = {k: getattr(a, k) for k in a.to_dict()}
+        self.__dict__.update(self._d, match_line=a.match_line, empty=a.empty)
+
+    def to_dict(self):
+        return dict(self._d)
+
+
+def test_any_alignment_record_is_written_the_same(plus, minus):
+    from swgpu.io.writers import AlignmentRecord
+
+    for q, t, a in (plus, minus):
+        a.evalue, a.bitscore = 1.5e-7, 33.3
+        r = _Record(a)
+        assert isinstance(r, AlignmentRecord)
+        assert format_blast6(r) == format_blast6(a)
+        assert format_sam(r, q.text) == format_sam(a, q.text)
+        assert format_json(r) == format_json(a)
+        assert format_pairwise(r, DNA) == format_pairwise(a, DNA)
+
+
+def test_pairwise_scoring_needs_only_describe(plus):
+    class Described:
+        def describe(self):
+            return "my scoring"
+
+    assert "# Scoring: my scoring\n" in format_pairwise(plus[2], Described())
+
+
+def test_errors_name_the_parameter(plus, tmp_path):
+    with pytest.raises(InputError) as info:
+        AlignmentWriter(None, "xml")
+    assert info.value.param == "format" and "--" not in str(info.value)
+    with pytest.raises(InputError) as info:
+        AlignmentWriter(None, "sam")
+    assert info.value.param == "targets"
+    with pytest.raises(InputError) as info:
+        format_sam(plus[2], "ACGT")
+    assert info.value.param == "query_text"
+    with pytest.raises(InputError) as info:
+        format_pairwise(plus[2], width=0)
+    assert info.value.param == "width"
+    for bad in (tmp_path / "nodir" / "out.txt", tmp_path):
+        with pytest.raises(InputError) as info:
+            AlignmentWriter(bad, "json")
+        assert info.value.param == "output" and str(bad) in str(info.value)
+    assert os.listdir(tmp_path) == []

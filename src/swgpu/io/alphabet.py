@@ -21,6 +21,8 @@ Two alphabets exist, each a fixed ordering of letters to codes 0..size-1:
 'dna'
 >>> guess_alphabet("MKVLAAGIV").name
 'protein'
+>>> reverse_complement("ACGTNacgtRY")
+'RYacgtNACGT'
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["Alphabet", "DNA", "PROTEIN", "get_alphabet", "guess_alphabet"]
+__all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "get_alphabet", "guess_alphabet", "reverse_complement"]
 
 
 class Alphabet:
@@ -137,3 +139,17 @@ def guess_alphabet(text: str | bytes) -> Alphabet:
         return DNA
     nuc = np.isin(arr, np.frombuffer(bytes(_NUCLEOTIDE_LETTERS), dtype=np.uint8)).sum()
     return DNA if nuc >= 0.9 * arr.size else PROTEIN
+
+
+#: ``str.translate`` table from each DNA/RNA letter (IUPAC codes included, either
+#: case) to its complement; ``U`` complements to ``A``, other letters are kept.
+COMPLEMENT = str.maketrans("ACGTUNRYSWKMBDHVacgtunryswkmbdhv", "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb")
+
+
+def reverse_complement(text: str) -> str:
+    """The reverse complement of DNA letters, case kept (see :data:`COMPLEMENT`).
+
+    >>> reverse_complement("AACGu")
+    'aCGTT'
+    """
+    return text.translate(COMPLEMENT)[::-1]

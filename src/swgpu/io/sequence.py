@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .alphabet import Alphabet, get_alphabet, guess_alphabet
+from .alphabet import Alphabet, get_alphabet, guess_alphabet, reverse_complement
 
 __all__ = ["Sequence"]
 
@@ -46,8 +46,7 @@ class Sequence:
         """The reverse complement (DNA only); the name is kept."""
         if self.alphabet.name != "dna":
             raise ValueError("reverse complement needs a DNA sequence")
-        table = str.maketrans("ACGTUNRYSWKMBDHVacgtunryswkmbdhv", "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb")
-        text = self.text.translate(table)[::-1]
+        text = reverse_complement(self.text)
         codes = self.codes[::-1].copy()
         known = codes < 4
         codes[known] = 3 - codes[known]

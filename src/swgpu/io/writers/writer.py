@@ -1,0 +1,201 @@
+"""Writing alignments: :class:`AlignmentWriter` and the formats it knows (:data:`FORMATS`).
+
+``blast6``
+    BLAST ``-outfmt 6``: the 12 standard tab-separated columns
+    ``qseqid sseqid pident length mismatch gapopen qstart qend sstart send
+    evalue bitscore``, then four extra columns: ``score`` (raw score),
+    ``qlen``, ``slen`` and ``cigar``. No header line unless asked for.
+``sam``
+    SAM 1.6, one record per alignment, the query as the read and the target
+    as the reference. The header lists every target, so the targets must be
+    given up front.
+``json``
+    JSON lines: one object per alignment with every key of
+    :meth:`Alignment.to_dict <swgpu.align.alignment.Alignment.to_dict>`.
+``pairwise``
+    A human-readable view in the style of EMBOSS ``water``.
+
+Any object with the attributes of
+:class:`~swgpu.io.writers.record.AlignmentRecord` can be written.
+
+Coordinates
+-----------
+The Python API uses 0-based, half-open coordinates. **Every output format
+here uses 1-based, inclusive coordinates**, as BLAST, SAM and EMBOSS do: an
+alignment covering ``query.text[2:10]`` is written as query positions 3 to 10.
+In JSON this means ``query_start`` and ``target_start`` are one more than in
+the API while ``query_end`` and ``target_end`` are unchanged (the end of a
+half-open range is the inclusive 1-based end). An empty alignment has no
+coordinates: its four coordinates are ``null`` in JSON.
+
+Minus strand
+------------
+An alignment with ``strand == "-"`` aligns the reverse complement of the query
+to the target, and its API query coordinates count along that reverse
+complement. The formats handle it as follows:
+
+* ``blast6`` follows BLAST: ``qstart < qend`` are positions on the query as
+  given (forward strand) and the subject coordinates are swapped, so
+  ``sstart > send``. The ``cigar`` column stays in target order (as in SAM).
+* ``sam`` sets FLAG 16 and writes SEQ reverse-complemented, as SAM requires.
+* ``json`` keeps the API's view (coordinates along the reverse complement,
+  made 1-based) and has ``"strand": "-"``.
+* ``pairwise`` shows the reverse-complemented query against the target with
+  query positions on the forward strand, so they count down.
+
+>>> from swgpu.align.alignment import Alignment
+>>> from swgpu.scoring import Scoring
+>>> from swgpu.io.sequence import Sequence
+>>> from swgpu.io.writers import format_blast6
+>>> q = Sequence.from_text("q", "TTACGTACGT")
+>>> t = Sequence.from_text("t", "ACGACGTCC")
+>>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 2, 0, "===I====")
+>>> format_blast6(a).split("\\t")
+['q', 't', '87.500', '8', '0', '1', '3', '10', '1', '7', 'NA', 'NA', '9', '10', '9', '3=1I4=']
+>>> with AlignmentWriter(None, "json") as w:
+...     w.write(a)  # doctest: +ELLIPSIS
+{"query":"q","target":"t","score":9,...,"query_start":3,"query_end":10,"target_start":1,"target_end":7,...}
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Iterable
+
+from ...exceptions import InputError
+from .blast6 import blast6_header, format_blast6
+from .jsonl import format_json
+from .output import AtomicOutput, OutputFile
+from .pairwise import format_pairwise, pairwise_file_header
+from .record import AlignmentRecord, ScoringLike
+from .sam import format_sam, sam_header, sam_targets
+
+__all__ = ["FORMATS", "AlignmentWriter"]
+
+#: Output formats understood by :class:`AlignmentWriter`.
+FORMATS = ("blast6", "sam", "json", "pairwise")
+
+
+class AlignmentWriter(AtomicOutput):
+    """Write alignments in one of :data:`FORMATS`, atomically when writing a file.
+
+    ``path`` is a file path, ``None`` or ``"-"`` for standard output, or an open
+    text file (written to, never closed). A file path is written through a
+    temporary file in the same directory that replaces ``path`` only when
+    :meth:`close` succeeds; if the ``with`` block raises (or :meth:`abort` is
+    called) the temporary file is removed and ``path``, if it existed, is left
+    as it was.
+
+    ``scoring`` (anything with a ``describe()``) is shown in the ``pairwise``
+    headers. ``program_line`` (the command line) goes into SAM's ``@PG CL:``
+    field and the ``pairwise`` file header. ``targets`` (``(name, length)``
+    pairs or sequences) is required for ``sam``, whose header lists every
+    reference. ``header=True`` writes a ``#`` comment line naming the
+    ``blast6`` columns, or a program header for ``pairwise``; ``json`` ignores
+    it and ``sam`` always has its header. ``blast6`` writes no line for an
+    empty alignment (as BLAST writes none without a hit); the other formats do
+    write one.
+
+    >>> from swgpu.align.alignment import Alignment
+    >>> from swgpu.scoring import Scoring
+    >>> from swgpu.io.sequence import Sequence
+    >>> q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
+    >>> a = Alignment.from_ops(q, t, Scoring.default("dna"), 0, 0, "===I====")
+    >>> with AlignmentWriter(None, "sam", targets=[t]) as w:
+    ...     w.write(a, query_text=q.text)  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    @HD	VN:1.6	SO:unsorted
+    @SQ	SN:t	LN:7
+    @PG	ID:swgpu	PN:swgpu	VN:...
+    q	0	t	1	255	3=1I4=	*	0	0	ACGTACGT	*	AS:i:9	NM:i:1
+    >>> AlignmentWriter(None, "xml")
+    Traceback (most recent call last):
+    ...
+    swgpu.exceptions.InputError: format: unknown format 'xml': choose one of blast6, sam, json, pairwise
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | IO[str] | None,
+        fmt: str,
+        scoring: ScoringLike | None = None,
+        program_line: str | None = None,
+        targets: Iterable | None = None,
+        *,
+        header: bool = False,
+    ):
+        fmt_norm = str(fmt).strip().lower()
+        if fmt_norm not in FORMATS:
+            raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", param="format")
+        self.fmt = fmt_norm
+        self.scoring = scoring
+        self.program_line = program_line
+        self.header = header
+        self._targets: set[str] | None = None
+        preamble = ""
+        if fmt_norm == "sam":
+            if targets is None:
+                raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
+                                 param="targets")
+            pairs = sam_targets(targets)
+            self._targets = {name for name, _ in pairs}
+            preamble = sam_header(pairs, program_line)
+        elif header and fmt_norm == "blast6":
+            preamble = blast6_header() + "\n"
+        elif header and fmt_norm == "pairwise":
+            preamble = pairwise_file_header(program_line, scoring)
+
+        self._out = OutputFile(path)
+        self.path = self._out.path
+        self.count = 0
+        if preamble:
+            self._out.write(preamble)
+
+    @property
+    def closed(self) -> bool:
+        return self._out.closed
+
+    def _format(self, alignment: AlignmentRecord, query_text) -> str | None:
+        """The text for one alignment in this writer's format; ``None`` when nothing is written."""
+        if self.fmt == "blast6":
+            return None if alignment.empty else format_blast6(alignment) + "\n"
+        if self.fmt == "sam":
+            if not alignment.empty and self._targets is not None and alignment.target not in self._targets:
+                raise ValueError(f"target {alignment.target!r} is not among the targets of the SAM header")
+            return format_sam(alignment, query_text) + "\n"
+        if self.fmt == "json":
+            return format_json(alignment) + "\n"
+        return format_pairwise(alignment, self.scoring)
+
+    def write(self, alignment: AlignmentRecord, query_text=None) -> None:
+        """Write one alignment. ``query_text`` (``str`` or sequence, the query as
+        read) only matters for ``sam``: with it SEQ is the whole query."""
+        if self._out.closed:
+            raise ValueError("write to a closed AlignmentWriter")
+        text = self._format(alignment, query_text)
+        if text is None:
+            return
+        self._out.write(text)
+        self.count += 1
+
+    def write_many(self, alignments: Iterable) -> int:
+        """Write every alignment (or ``(alignment, query_text)`` pair); returns how many were given."""
+        n = 0
+        for item in alignments:
+            if isinstance(item, tuple):
+                self.write(*item)
+            else:
+                self.write(item)
+            n += 1
+        return n
+
+    def close(self) -> None:
+        """Finish: flush, and for a file path move the temporary file onto the path."""
+        self._out.close()
+
+    def abort(self) -> None:
+        """Stop without producing output: a temporary file is removed, ``path`` left alone."""
+        self._out.abort()
+
+    def __repr__(self) -> str:
+        where = self.path if self.path is not None else "<stream>"
+        return f"AlignmentWriter({where!r}, {self.fmt!r})"
