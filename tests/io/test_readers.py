@@ -226,7 +226,7 @@ def test_forcing_dna_on_a_protein_file_names_record_and_position():
     assert "'P02232'" in msg
     assert "position 3" in msg  # M G F: F is the first letter that is not DNA/IUPAC
     assert "'F'" in msg
-    assert "--alphabet protein" in msg
+    assert "protein alphabet" in msg and info.value.param == "alphabet"
 
 
 def test_unknown_alphabet_name(tmp_path):

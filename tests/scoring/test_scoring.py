@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from swgpu.workloads.aligner import Aligner
+from swgpu import Aligner
 from swgpu.io.alphabet import DNA, PROTEIN
 from swgpu.exceptions import ScoringError, SwgpuError
 from swgpu.io.readers import read_sequences
@@ -159,9 +159,9 @@ def test_zero_mismatch_is_allowed():
 
 
 @pytest.mark.parametrize("match, mismatch, text", [
-    (0, -1, "match score must be positive"),
-    (-2, -1, "match score must be positive"),
-    (1, 1, "mismatch score must be zero or negative"),
+    (0, -1, "^match: score must be positive"),
+    (-2, -1, "^match: score must be positive"),
+    (1, 1, "^mismatch: score must be zero or negative"),
 ])
 def test_match_mismatch_validation(match, mismatch, text):
     with pytest.raises(ScoringError, match=text):

@@ -14,8 +14,6 @@ from swgpu.scoring.statistics import (
     NUCLEOTIDE_PAIRS,
     KarlinAltschul,
     Statistics,
-    _NUCL,
-    _PROTEIN_ROWS,
     bitscore,
     bitscores,
     evalue,
@@ -28,6 +26,7 @@ from swgpu.scoring.statistics import (
     search_space,
     ungapped,
 )
+from swgpu.scoring.tables import blast_tables
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +41,10 @@ def dna(reward, penalty, gap_open, gap_extend):
 # --- tables -----------------------------------------------------------------
 
 def test_table_sizes_match_blast():
-    sizes = {name: len(rows) for name, rows in _PROTEIN_ROWS.items()}
+    sizes = {name: len(rows) for name, rows in blast_tables().protein.items()}
     assert sizes == {"BLOSUM45": 14, "BLOSUM50": 16, "BLOSUM62": 12, "BLOSUM80": 10,
                      "BLOSUM90": 8, "PAM30": 7, "PAM70": 7, "PAM250": 16}
-    for name, rows in _PROTEIN_ROWS.items():
+    for name, rows in blast_tables().protein.items():
         assert rows[0][:2] == (INT2_MAX, INT2_MAX), name
         costs = [r[:2] for r in rows]
         assert len(set(costs)) == len(costs), name
@@ -155,7 +154,7 @@ def test_ungapped_unknown():
 def test_nucleotide_ungapped_agrees_with_tabulated_greedy_rows():
     # for these pairs BLAST's non-affine row coincides with the ungapped values
     for pair in [(1, -3), (1, -4), (1, -5)]:
-        lam, k, h = _NUCL[pair].linear[:3]
+        lam, k, h = blast_tables().nucleotide[pair].linear[:3]
         p = nucleotide_ungapped(*pair)
         assert p.lambda_ == pytest.approx(lam, abs=0.006)
         assert p.K == pytest.approx(k, abs=0.0006)
@@ -169,7 +168,7 @@ def test_open_extend_mapping(blosum62):
     default = Scoring.default("protein")
     assert (default.gap_open, default.gap_extend) == (11, 1)
     assert lookup(default) == lookup_blast("BLOSUM62", 10, 1)
-    for name, rows in _PROTEIN_ROWS.items():
+    for name, rows in blast_tables().protein.items():
         matrix = blosum62 if name == "BLOSUM62" else ScoreMatrix.load(name)
         for e, x, *_ in rows[1:]:
             assert lookup(Scoring(matrix, int(e + x), int(x))) == lookup_blast(name, e, x)

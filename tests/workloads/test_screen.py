@@ -11,7 +11,7 @@ from swgpu.cli import main
 from swgpu.engines.cpu import pairwise
 from swgpu.exceptions import InputError, ScoringError
 from swgpu.io.pairs import read_pairs
-from swgpu.workloads.screen import Screener, match_mismatch_of
+from swgpu.workloads.screen import Screener
 
 SCORINGS = {
     "linear 2/-1/1 (seed)": Scoring.build("dna", match=2, mismatch=-1, gap_open=1, gap_extend=1),
@@ -73,7 +73,7 @@ def test_threshold_selects_and_aligns():
 
 def test_matrix_scoring_is_refused():
     with pytest.raises(ScoringError):
-        match_mismatch_of(Scoring.build("dna", matrix="NUC.4.4"))
+        Scoring.build("dna", matrix="NUC.4.4").match_mismatch()
     with pytest.raises(ScoringError):
         Screener(Scoring.default("protein"))
 

@@ -115,7 +115,7 @@ class PairTracer:
     >>> from swgpu.engines import get_engine
     >>> tracer = get_engine("cpu").tracer(Scoring.default("protein"))
     >>> tracer.align(Sequence.from_text("q", "HEAGAWGHEE"), Sequence.from_text("t", "PAWHEAE")).cigar
-    '2=1X2='
+    '3='
     """
 
     def __init__(self, kernels: TracebackKernels, scoring: Scoring, base_cells: int = BASE_CELLS):

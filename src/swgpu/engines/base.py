@@ -18,8 +18,9 @@ lives outside the engines. A new engine is a sub-package with a subclass of
 >>> engine = get_engine("cpu")
 >>> engine.name, engine.capabilities()
 ('cpu', ('score_database', 'score_pairs', 'trace'))
->>> from swgpu import Scoring
->>> engine.tracer(Scoring.default("dna")).align("ACGTACGTAC", "TTACGTTCGTAA").cigar
+>>> from swgpu import Scoring, Sequence
+>>> q, t = Sequence.from_text("q", "ACGTACGTAC"), Sequence.from_text("t", "TTACGTTCGTAA")
+>>> engine.tracer(Scoring.default("dna")).align(q, t).cigar
 '4=1X4='
 """
 
@@ -107,8 +108,10 @@ class Engine(abc.ABC):
         """A scorer of queries against a database, for ``scoring``."""
 
     @abc.abstractmethod
-    def pair_scorer(self, scoring: Scoring, kernel: str = "auto") -> PairScorer:
-        """A bulk scorer of DNA pairs (match/mismatch scoring) with ``kernel``."""
+    def pair_scorer(self, scoring: Scoring, kernel: str = "auto", transpose: str = "ballot") -> PairScorer:
+        """A bulk scorer of DNA pairs (match/mismatch scoring) with ``kernel``
+        (``auto``, ``bitwise``, ``wordwise``, ``group``); ``transpose`` tunes
+        the GPU's bit-sliced kernel (``ballot`` or ``swap``)."""
 
     def traceback_kernels(self) -> TracebackKernels | None:
         """The four traceback passes on this engine, or None when it has none

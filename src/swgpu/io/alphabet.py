@@ -84,7 +84,8 @@ class Alphabet:
             char = raw[pos : pos + 1].decode("latin-1")
             raise InputError(
                 f"{where}position {pos + 1}: {char!r} is not a valid {self.name} letter"
-                + (" (is this a protein file? try --alphabet protein)" if self.name == "dna" else "")
+                + (" (is this a protein file? give the protein alphabet)" if self.name == "dna" else ""),
+                param="alphabet",
             )
         return codes
 

@@ -33,10 +33,24 @@ from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
 
-__all__ = ["Database"]
+__all__ = ["Database", "length_order"]
 
 MAGIC = b"SWGPUDB1"
 _ALIGN = 64
+
+
+def length_order(offsets: np.ndarray, descending: bool = False) -> np.ndarray:
+    """Sequence indices by length (ties in index order) of the sequences
+    ``offsets[i]:offsets[i + 1]``; the order of a database and of the engines'
+    layouts.
+
+    >>> length_order(np.array([0, 3, 4, 7])).tolist()   # lengths 3, 1, 3
+    [1, 0, 2]
+    >>> length_order(np.array([0, 3, 4, 7]), descending=True).tolist()
+    [0, 2, 1]
+    """
+    lengths = np.diff(np.asarray(offsets, dtype=np.int64))
+    return np.argsort(-lengths if descending else lengths, kind="stable").astype(np.int64)
 
 
 @dataclass(eq=False)
@@ -71,13 +85,23 @@ class Database:
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
         return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet)
 
+    def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
+        lengths = np.diff(self.offsets)[members]
+        offsets = np.zeros(len(members) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        residues = np.empty(int(offsets[-1]), dtype=np.uint8)
+        for k, i in enumerate(members):
+            residues[offsets[k]:offsets[k + 1]] = self.residues[self.offsets[i]:self.offsets[i + 1]]
+        return residues, offsets
+
     @classmethod
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":
         if not seqs:
             raise InputError(f"{source or 'database'}: no sequences")
         alphabet = seqs[0].alphabet
         lengths = np.array([len(s) for s in seqs], dtype=np.int64)
-        order = np.argsort(lengths, kind="stable")
+        order = length_order(np.concatenate([[0], np.cumsum(lengths)]))
         offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
         np.cumsum(lengths[order], out=offsets[1:])
         residues = np.empty(int(offsets[-1]), dtype=np.uint8)

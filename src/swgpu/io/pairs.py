@@ -47,7 +47,7 @@ def read_pairs(path) -> tuple[list[Sequence], list[Sequence]]:
                     queries.append(Sequence(qn, qs, DNA.encode(qs, record=qn), DNA))
                     targets.append(Sequence(tn, ts, DNA.encode(ts, record=tn), DNA))
                 except InputError as exc:
-                    raise InputError(f"{path}: line {lineno}: {exc}") from None
+                    raise InputError(f"{path}: line {lineno}: {exc.message}", param=exc.param) from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a text file") from None
     if not queries:

@@ -107,7 +107,7 @@ def iter_sequences(path, alphabet: str | Alphabet | None = None) -> Iterator[Seq
         try:
             codes = alpha.encode(text, record=name)
         except InputError as exc:
-            raise InputError(f"{path}: {exc}") from None
+            raise InputError(f"{path}: {exc.message}", param=exc.param) from None
         count += 1
         yield Sequence(name, text, codes, alpha, description.strip())
     if count == 0:

@@ -1,4 +1,4 @@
-"""Scoring: substitution matrices and affine gap penalties.
+"""Scoring: a substitution matrix plus affine gap penalties.
 
 Gap convention (parasail, Biopython, CUDASW++, SSEARCH): a gap of length *k*
 costs ``gap_open + (k - 1) * gap_extend``. Linear gaps are ``gap_open ==
@@ -19,147 +19,23 @@ extension``; the two map as ``existence = gap_open - gap_extend`` and
 >>> d = Scoring.default("dna")
 >>> d.score_pair("A", "A"), d.score_pair("A", "C"), d.score_pair("N", "N")
 (2, -3, -3)
+>>> d.match_mismatch()
+(2, -3)
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from dataclasses import dataclass, field
-from importlib import resources
+from dataclasses import dataclass
 
-import numpy as np
-
-from ..io.alphabet import DNA, PROTEIN, Alphabet, get_alphabet
 from ..exceptions import ScoringError
+from ..io.alphabet import DNA, PROTEIN, Alphabet, get_alphabet
+from .checks import check_gap
+from .matrices import MATRIX_NAMES, ScoreMatrix
 
 __all__ = ["ScoreMatrix", "Scoring", "MATRIX_NAMES"]
 
-#: Matrices available by name (any NCBI-format file path works too).
-MATRIX_NAMES = ("BLOSUM45", "BLOSUM50", "BLOSUM62", "BLOSUM80", "BLOSUM90", "PAM30", "PAM70", "PAM250", "NUC.4.4")
-
-_STANDARD_AA = "ARNDCQEGHILKMFPSTWYV"
-_NUCLEOTIDE_MATRIX_LETTERS = frozenset("ACGTUNRYSWKMBDHVX*")
-
-
-@dataclass(frozen=True, eq=False)
-class ScoreMatrix:
-    """A substitution matrix over an alphabet's codes.
-
-    ``values[a, b]`` is the score of aligning code ``a`` with code ``b``; it is
-    a C-contiguous ``int32`` array of shape ``(alphabet.size, alphabet.size)``.
-    """
-
-    name: str
-    alphabet: Alphabet
-    values: np.ndarray = field(repr=False)
-
-    def __post_init__(self):
-        v = np.ascontiguousarray(self.values, dtype=np.int32)
-        if v.shape != (self.alphabet.size, self.alphabet.size):
-            raise ScoringError(f"matrix {self.name}: shape {v.shape} does not fit the {self.alphabet.name} alphabet")
-        v.setflags(write=False)
-        object.__setattr__(self, "values", v)
-
-    @classmethod
-    def match_mismatch(cls, match: int = 2, mismatch: int = -3, alphabet: str | Alphabet = DNA) -> "ScoreMatrix":
-        """``match`` on the diagonal, ``mismatch`` elsewhere; the unknown code
-        (``N`` / ``X``) scores ``mismatch`` against everything, itself included."""
-        alphabet = get_alphabet(alphabet)
-        if match <= 0:
-            raise ScoringError(f"match score must be positive, got {match}")
-        if mismatch > 0:
-            raise ScoringError(f"mismatch score must be zero or negative (e.g. --mismatch -3), got {mismatch}")
-        v = np.full((alphabet.size, alphabet.size), mismatch, dtype=np.int32)
-        np.fill_diagonal(v, match)
-        u = alphabet.unknown_code
-        v[u, :] = mismatch
-        v[:, u] = mismatch
-        return cls(f"match{match}/mismatch{mismatch}", alphabet, v)
-
-    @classmethod
-    def load(cls, name_or_path: str | os.PathLike, alphabet: str | Alphabet | None = None) -> "ScoreMatrix":
-        """A matrix by name or from an NCBI-format file.
-
-        Names (:data:`MATRIX_NAMES`, any case) load the NCBI files shipped with
-        swgpu, the same values BLAST uses. The matrix's letters decide whether it
-        scores DNA (``NUC.4.4``, files of nucleotide letters) or protein; asking
-        for the other alphabet is an error.
-
-        Letters of the alphabet missing from the file: ``U``, ``O``, ``B``, ``Z``
-        and ``*`` take the row of ``X`` (BLAST reads ``U`` and ``O`` as ``X``);
-        a matrix without all standard letters is an error.
-        """
-        from Bio.Align import substitution_matrices
-
-        text = os.fspath(name_or_path)
-        bundled = {n.upper(): n for n in MATRIX_NAMES}
-        if text.upper() in bundled and not os.path.exists(text):
-            name = bundled[text.upper()]
-            source = resources.files("swgpu").joinpath("data", "matrices", name)
-        elif os.path.isfile(text):
-            name, source = os.path.basename(text), text
-        else:
-            raise ScoringError(f"unknown matrix {text!r}: give a file path or one of {', '.join(MATRIX_NAMES)}")
-        try:
-            with resources.as_file(source) if not isinstance(source, str) else contextlib.nullcontext(source) as path:
-                bio = substitution_matrices.read(str(path))
-            letters = "".join(bio.alphabet)
-            arr = np.asarray(bio, dtype=float)
-            if arr.ndim != 2 or arr.shape[0] != len(letters) or arr.shape[0] != arr.shape[1] or not letters:
-                raise ValueError
-        except Exception:  # Biopython raises assorted errors on bad files
-            raise ScoringError(f"cannot read matrix file {text!r}: not an NCBI-format substitution matrix") from None
-        upper = set(letters.upper())
-        kind = DNA if upper <= _NUCLEOTIDE_MATRIX_LETTERS and upper >= set("ACGT") else PROTEIN
-        alphabet = kind if alphabet is None else get_alphabet(alphabet)
-        if alphabet is not kind:
-            raise ScoringError(
-                f"matrix {name} scores {kind.name} but the sequences are {alphabet.name}; "
-                + ("use --match/--mismatch or NUC.4.4" if alphabet is DNA else "use a protein matrix such as BLOSUM62")
-            )
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise ScoringError(f"matrix {name}: scores must be integers")
-        index = {c.upper(): i for i, c in enumerate(letters)}
-        return cls(name, alphabet, _project(name, alphabet, index, arr.astype(np.int64)))
-
-    def __getitem__(self, pair: tuple[str, str]) -> int:
-        a, b = pair
-        return int(self.values[self.alphabet.encode(a)[0], self.alphabet.encode(b)[0]])
-
-    @property
-    def max_score(self) -> int:
-        return int(self.values.max())
-
-    @property
-    def min_score(self) -> int:
-        return int(self.values.min())
-
-
-def _project(name: str, alphabet: Alphabet, index: dict[str, int], arr: np.ndarray) -> np.ndarray:
-    """Lay a file matrix (letters ``index``) onto an alphabet's codes."""
-    if alphabet is PROTEIN:
-        missing = [c for c in _STANDARD_AA if c not in index]
-        if missing:
-            raise ScoringError(f"matrix {name} lacks the amino acids {''.join(missing)}: it cannot score protein")
-        fallback = {"U": "X", "O": "X", "B": "XD", "Z": "XE", "X": "", "*": "X"}
-    else:
-        missing = [c for c in "ACGT" if c not in index]
-        if missing:
-            raise ScoringError(f"matrix {name} lacks the nucleotides {''.join(missing)}: it cannot score DNA")
-        fallback = {"N": ""}
-    rows = []
-    for letter in alphabet.letters:
-        src = letter if letter in index else next((f for f in fallback.get(letter, "") if f in index), None)
-        rows.append(index[src] if src is not None else -1)
-    v = np.empty((alphabet.size, alphabet.size), dtype=np.int64)
-    lowest = int(arr.min())
-    for a, ra in enumerate(rows):
-        for b, rb in enumerate(rows):
-            v[a, b] = arr[ra, rb] if ra >= 0 and rb >= 0 else lowest
-    if np.abs(v).max() > 1000:
-        raise ScoringError(f"matrix {name}: scores beyond ±1000 are not supported")
-    return v.astype(np.int32)
+#: Largest gap penalty a :class:`Scoring` accepts.
+MAX_GAP_PENALTY = 10000
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,26 +50,24 @@ class Scoring:
     gap_extend: int
 
     def __post_init__(self):
-        for label, value in (("gap open", self.gap_open), ("gap extend", self.gap_extend)):
-            if int(value) != value:
-                raise ScoringError(f"{label} penalty must be an integer, got {value}")
-        object.__setattr__(self, "gap_open", int(self.gap_open))
-        object.__setattr__(self, "gap_extend", int(self.gap_extend))
-        if self.gap_extend < 0 or self.gap_open < 0:
+        gap_open, gap_extend = check_gap(self.gap_open, "gap_open"), check_gap(self.gap_extend, "gap_extend")
+        object.__setattr__(self, "gap_open", gap_open)
+        object.__setattr__(self, "gap_extend", gap_extend)
+        if gap_open == 0:
+            raise ScoringError("must be at least 1, got 0: a gap open penalty of 0 makes every gap free",
+                               param="gap_open")
+        if gap_extend > gap_open:
             raise ScoringError(
-                f"gap penalties are positive costs (e.g. --gap-open 11 --gap-extend 1), got open {self.gap_open}, extend {self.gap_extend}"
+                f"gap extend ({gap_extend}) must not exceed gap open ({gap_open}); "
+                "a gap of length k costs open + (k-1)*extend",
+                param="gap_extend",
             )
-        if self.gap_open == 0:
-            raise ScoringError("gap open penalty must be at least 1")
-        if self.gap_extend > self.gap_open:
-            raise ScoringError(
-                f"gap extend ({self.gap_extend}) must not exceed gap open ({self.gap_open}); "
-                "a gap of length k costs open + (k-1)*extend"
-            )
-        if self.gap_open > 10000:
-            raise ScoringError("gap penalties above 10000 are not supported")
+        if gap_open > MAX_GAP_PENALTY:
+            raise ScoringError(f"gap penalties above {MAX_GAP_PENALTY} are not supported, got {gap_open}",
+                               param="gap_open")
         if self.matrix.max_score <= 0:
-            raise ScoringError(f"matrix {self.matrix.name} has no positive score: every local alignment would be empty")
+            raise ScoringError(f"{self.matrix.name} has no positive score: every local alignment would be empty",
+                               param="matrix")
 
     @property
     def alphabet(self) -> Alphabet:
@@ -213,6 +87,21 @@ class Scoring:
 
     def score_pair(self, a: str, b: str) -> int:
         return self.matrix[a, b]
+
+    def match_mismatch(self) -> tuple[int, int]:
+        """``(match, mismatch)`` of DNA match/mismatch scoring (judged by the
+        matrix's values, see :attr:`ScoreMatrix.match_mismatch_scores`); a
+        :class:`~swgpu.exceptions.ScoringError` for protein scoring
+        (``param="alphabet"``) or a DNA substitution matrix such as NUC.4.4
+        (``param="matrix"``).
+        """
+        if self.alphabet is not DNA:
+            raise ScoringError(f"needs dna, not {self.alphabet.name}", param="alphabet")
+        pair = self.matrix.match_mismatch_scores
+        if pair is None:
+            raise ScoringError(f"needs match/mismatch scoring, not a substitution matrix ({self.matrix.name})",
+                               param="matrix")
+        return pair
 
     def describe(self) -> str:
         return f"{self.matrix.name}, gap open {self.gap_open}, gap extend {self.gap_extend}"
@@ -239,7 +128,7 @@ class Scoring:
         alphabet = get_alphabet(alphabet)
         default = cls.default(alphabet)
         if matrix is not None and (match is not None or mismatch is not None):
-            raise ScoringError("give either a matrix or match/mismatch scores, not both")
+            raise ScoringError("give either a matrix or match/mismatch scores, not both", param="matrix")
         if matrix is not None:
             m = ScoreMatrix.load(matrix, alphabet)
         elif match is not None or mismatch is not None:

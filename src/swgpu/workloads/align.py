@@ -1,7 +1,14 @@
-"""The ``align`` workload: every query record against every target record,
-each pair with a full traceback in linear memory.
+"""The ``align`` workload: pairs of sequences aligned with full traceback in
+linear memory -- one pair (:class:`Aligner`) or every query against every
+target (:func:`align_all`).
 
 >>> from swgpu import Scoring, Sequence
+>>> aligner = Aligner(Scoring.default("protein"))
+>>> a = aligner.align("MKTAYIAKQRQISFVKSHFSRQ", "MKTAYIAKQRQISFVKSHFSRQ")
+>>> a.score, a.cigar, a.identity
+(109, '22=', 1.0)
+>>> aligner.score("HEAGAWGHEE", "PAWHEAE")
+17
 >>> qs = [Sequence.from_text("q1", "ACGTACGTAC")]
 >>> ts = [Sequence.from_text("t1", "TTACGTTCGTAA"), Sequence.from_text("t2", "GGGG")]
 >>> [(a.target, a.score) for a in align_all(qs, ts, Scoring.default("dna"))]
@@ -10,17 +17,66 @@ each pair with a full traceback in linear memory.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence as Seq
 
-from .aligner import Aligner
 from ..align.alignment import Alignment
-from ..scoring import Scoring
+from ..engines import Tracer, get_engine
+from ..exceptions import InputError
 from ..io.sequence import Sequence
-from ..scoring.statistics import Statistics
+from ..parallel.executors import ThreadExecutor
+from ..scoring import Scoring, Statistics
+from .tracing import PairJob, Traceback
 
-__all__ = ["align_all"]
+__all__ = ["Aligner", "align_all"]
+
+
+class Aligner:
+    """Aligns pairs of sequences with one scoring scheme on one engine.
+
+    Traceback runs in linear memory (Myers-Miller divide and conquer), so a
+    pair of two 100 kbp sequences aligns in well under 2 GB.
+
+    Parameters
+    ----------
+    scoring:
+        Matrix and gap penalties; defaults to :meth:`Scoring.default` for the
+        alphabet of the first pair aligned.
+    device:
+        ``auto``, ``cpu`` or ``cuda`` (engines without traceback kernels trace
+        on the CPU engine).
+    """
+
+    def __init__(self, scoring: Scoring | None = None, device: str = "auto"):
+        self.scoring = scoring
+        self.engine = get_engine(device)
+        self.device = self.engine.name
+        self._tracers: dict[int, Tracer] = {}
+
+    def _prepare(self, query: Sequence | str, target: Sequence | str) -> tuple[Sequence, Sequence, Tracer]:
+        alphabet = self.scoring.alphabet if self.scoring is not None else None
+        if isinstance(query, str):
+            query = Sequence.from_text("query", query, alphabet)
+        if isinstance(target, str):
+            target = Sequence.from_text("target", target, alphabet or query.alphabet)
+        scoring = self.scoring or Scoring.default(query.alphabet)
+        for s in (query, target):
+            if s.alphabet is not scoring.alphabet:
+                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
+                                 f"{scoring.alphabet.name}; give a matching alphabet or matrix", param="alphabet")
+        tracer = self._tracers.get(id(scoring))
+        if tracer is None:
+            tracer = self._tracers[id(scoring)] = self.engine.tracer(scoring)
+        return query, target, tracer
+
+    def align(self, query: Sequence | str, target: Sequence | str) -> Alignment:
+        """The optimal local alignment (score 0 and an empty alignment if none scores > 0)."""
+        query, target, tracer = self._prepare(query, target)
+        return tracer.align(query, target)
+
+    def score(self, query: Sequence | str, target: Sequence | str) -> int:
+        """The optimal local score only (one O(n)-memory pass)."""
+        query, target, tracer = self._prepare(query, target)
+        return tracer.score(query, target)
 
 
 def align_all(
@@ -40,33 +96,8 @@ def align_all(
     search space.
     """
     aligner = Aligner(scoring, device=device)  # engine errors surface here, before any output
-    stats = Statistics.for_scoring(scoring)
-    pairs = [(q, t) for q in queries for t in targets]
-    threads = max(1, threads or os.cpu_count() or 1)
-    return _run(aligner, stats, pairs, threads, on_done)
-
-
-def _run(aligner, stats, pairs, threads, on_done) -> Iterator[Alignment]:
-    def run(pair):
-        q, t = pair
-        aln = aligner.align(q, t)
-        stats.annotate([aln], len(q), len(t), 1)
-        if on_done is not None:
-            on_done(len(q) * len(t))
-        return aln
-
-    if threads == 1 or len(pairs) <= 1:
-        yield from map(run, pairs)
-        return
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        # bounded look-ahead keeps memory flat on huge pair lists
-        window = threads * 4
-        futures = [pool.submit(run, p) for p in pairs[:window]]
-        nxt = len(futures)
-        for k in range(len(pairs)):
-            aln = futures[k].result()
-            futures[k] = None
-            if nxt < len(pairs):
-                futures.append(pool.submit(run, pairs[nxt]))
-                nxt += 1
-            yield aln
+    tracer = aligner.engine.tracer(scoring)
+    done = (lambda job: on_done(len(job.query) * len(job.target))) if on_done is not None else None
+    trace = Traceback(tracer, Statistics.for_scoring(scoring), ThreadExecutor(threads), done)
+    jobs = [PairJob(q, t, None, (len(q), len(t), 1)) for q in queries for t in targets]
+    return trace.stream(jobs)

@@ -25,6 +25,8 @@ from ..io.database import Database
 from ..io.readers import read_sequences
 from ..scoring import Scoring
 from ..io.sequence import Sequence
+from ..engines import describe_devices, get_engine
+from .search import Searcher
 
 __all__ = ["bench_search", "bench_screen", "random_protein_database", "BACKGROUND_AA"]
 
@@ -45,14 +47,10 @@ def random_protein_database(count: int, length: int, seed: int = 0) -> Database:
 
 def _machine() -> dict:
     info = {"python": platform.python_version(), "cores": os.cpu_count(), "platform": platform.platform()}
-    from ..engines.cuda import runtime
-
-    if runtime.available():
-        cp = runtime.cupy()
-        props = cp.cuda.runtime.getDeviceProperties(0)
-        name = props["name"]
-        info["gpu"] = name.decode() if isinstance(name, bytes) else name
-        info["gpus"] = runtime.device_count()
+    gpus = describe_devices()
+    if gpus:
+        info["gpu"] = gpus[0]["name"]
+        info["gpus"] = len(gpus)
     return info
 
 
@@ -104,8 +102,6 @@ def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | Non
                  matrix: str = "BLOSUM62", gap_open: int = 11, gap_extend: int = 1, top: int = 10,
                  repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print) -> dict:
     """Time database search for each query; returns (and saves) the results."""
-    from .search import Searcher
-
     t0 = time.perf_counter()
     db = random_protein_database(*random_db) if random_db else Database.load(db_path, "protein")
     read_s = time.perf_counter() - t0
@@ -163,34 +159,27 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
                  scoring: str = "linear", device: str = "auto", kernels=("bitwise", "wordwise"),
                  out: str = "bench-out", log=print, transpose: str = "ballot") -> dict:
     """The BPBC screening benchmark: per-phase times and GCUPS per kernel and target length."""
-    from ..engines import resolve_device
-
     match, mismatch, go, ge = (2, -1, 1, 1) if scoring == "linear" else (2, -3, 5, 2)
-    engine = resolve_device(device)
+    engine = get_engine(device)
+    scheme = Scoring.build("dna", match=match, mismatch=mismatch, gap_open=go, gap_extend=ge)
     rows = []
     for n in ns:
         qs, ts = _random_pairs(pairs, m, n, seed=n)
         cells = pairs * m * n
         for kernel in kernels:
-            if engine == "cuda":
-                from ..engines.cuda.screen import screen_scores_cuda_timed
-
-                screen_scores_cuda_timed(qs[:64], ts[:64], match, mismatch, go, ge, kernel=kernel,
-                                         transpose=transpose)  # compile
-                _, tm = screen_scores_cuda_timed(qs, ts, match, mismatch, go, ge, kernel=kernel, transpose=transpose)
-                row = {"n": n, "kernel": kernel, **tm.as_dict()}
+            scorer = engine.pair_scorer(scheme, kernel, transpose=transpose)
+            scorer.scores(qs[:64], ts[:64])  # compile
+            t0 = time.perf_counter()
+            scorer.scores(qs, ts)
+            s = time.perf_counter() - t0
+            if scorer.last_timings is not None:  # per-phase times of the engine
+                row = {"n": n, "kernel": kernel, **scorer.last_timings.as_dict()}
                 row["gcups"] = cells / (row["total_ms"] / 1e3) / 1e9
             else:
-                from ..engines.cpu import bitsliced
-
-                fn = bitsliced.screen_scores_scalar if kernel == "wordwise" else bitsliced.screen_scores_bitsliced
-                fn(qs[:64], ts[:64], match, mismatch, go, ge)
-                t0 = time.perf_counter()
-                fn(qs, ts, match, mismatch, go, ge)
-                s = time.perf_counter() - t0
                 row = {"n": n, "kernel": kernel, "total_ms": s * 1e3, "gcups": cells / s / 1e9}
             rows.append(row)
             log(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+    engine = engine.name
     result = {"benchmark": "screen", "device": engine, "pairs": pairs, "m": m, "scoring": scoring, "transpose": transpose,
               "match": match, "mismatch": mismatch, "gap_open": go, "gap_extend": ge, "rows": rows}
     outdir = Path(out)

@@ -6,12 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from swgpu.engines.cpu.bitsliced import (
-    WORD,
-    screen_scores_bitsliced,
-    screen_scores_scalar,
-    score_bits,
-)
+from swgpu.engines.bulk import score_bits
+from swgpu.engines.cpu.bitsliced import WORD, screen_scores_bitsliced, screen_scores_scalar
 from swgpu.exceptions import InputError, ScoringError
 
 from oracle import N, gotoh_scores, random_pairs, special_pairs

@@ -16,7 +16,7 @@ from swgpu.engines.cuda import runtime  # noqa: E402
 if not runtime.available():
     pytest.skip(f"no CUDA device: {runtime.why_unavailable()}", allow_module_level=True)
 
-from swgpu.engines.cuda.search import VARIANTS, CudaSearchEngine, pair_layout  # noqa: E402
+from swgpu.engines.cuda.search import VARIANTS, CudaSearchEngine  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -231,14 +231,6 @@ def test_streamed_database_parts(rng, mode):
     eng.memory_limit = 1000
     with pytest.raises(ValueError, match="too small"):
         eng.load_database(res, off)
-
-
-def test_pair_layout_covers_every_sequence():
-    off = np.array([0, 3, 3, 10, 11, 11], np.int64)
-    lay = pair_layout(off)
-    ids = sorted(int(x) for x in lay["porig"].ravel() if x >= 0)
-    assert ids == [0, 1, 2, 3, 4]
-    assert np.all(lay["plen"] % 4 == 0) and np.all(lay["la"] >= lay["lb"])
 
 
 def test_bad_codes_rejected():

@@ -50,88 +50,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...exceptions import ScoringError
 from ...io.alphabet import DNA
-from ...exceptions import InputError, ScoringError
-from ...scoring import ScoreMatrix
+from ...scoring import ScoreMatrix, check_match_mismatch
+from ..bulk import N_CODE, as_code_arrays, chunks_by_shape, effective_scoring, score_bits, score_bound
 from .pairwise import sw_end
 
-__all__ = [
-    "screen_scores_bitsliced",
-    "screen_scores_scalar",
-    "as_code_arrays",
-    "check_scoring",
-    "score_bound",
-    "score_bits",
-    "effective_scoring",
-]
+__all__ = ["screen_scores_bitsliced", "screen_scores_scalar"]
 
-N_CODE = 4
 WORD = 64
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)
-
-
-# --------------------------------------------------------------------------
-# Shared input handling (also used by the CUDA launcher)
-# --------------------------------------------------------------------------
-
-
-def _as_codes(seq, what: str, i: int) -> np.ndarray:
-    if isinstance(seq, (str, bytes, bytearray)):
-        return DNA.encode(seq, record=f"{what} {i}")
-    arr = np.asarray(seq)
-    if arr.ndim != 1:
-        raise InputError(f"{what} {i}: expected a 1-D code array, got shape {arr.shape}")
-    if arr.size and (arr.dtype.kind not in "ui" or int(arr.min()) < 0 or int(arr.max()) > N_CODE):
-        if arr.dtype.kind not in "ui":
-            raise InputError(f"{what} {i}: codes must be integers 0..4, got dtype {arr.dtype}")
-        raise InputError(f"{what} {i}: DNA codes must be 0..4 (A C G T N), got {int(arr.min())}..{int(arr.max())}")
-    return arr.astype(np.uint8, copy=False)
-
-
-def as_code_arrays(queries, targets) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Validate two equally long lists of DNA code arrays (or strings)."""
-    if len(queries) != len(targets):
-        raise InputError(f"{len(queries)} queries but {len(targets)} targets: pairs need one of each")
-    qs = [_as_codes(q, "query", i) for i, q in enumerate(queries)]
-    ts = [_as_codes(t, "target", i) for i, t in enumerate(targets)]
-    return qs, ts
-
-
-def check_scoring(match: int, mismatch: int, gap_open: int, gap_extend: int) -> None:
-    if int(match) <= 0:
-        raise ScoringError(f"match score must be positive, got {match}")
-    if int(mismatch) > 0:
-        raise ScoringError(f"mismatch score must be zero or negative, got {mismatch}")
-    if int(gap_open) < 0 or int(gap_extend) < 0:
-        raise ScoringError(f"gap penalties must be >= 0, got open {gap_open}, extend {gap_extend}")
-
-
-def score_bound(mlens, nlens, match: int) -> int:
-    """Largest reachable score of a set of pairs: ``max(min(m, n)) * match``."""
-    mlens = np.asarray(mlens, dtype=np.int64)
-    nlens = np.asarray(nlens, dtype=np.int64)
-    if mlens.size == 0:
-        return 0
-    return int(np.minimum(mlens, nlens).max()) * int(match)
-
-
-def score_bits(bound: int) -> int:
-    """Bits needed for every value of the DP (at least 1)."""
-    return max(1, int(bound).bit_length())
-
-
-def effective_scoring(bound: int, match: int, mismatch: int, gap_open: int, gap_extend: int) -> tuple[int, int, int, int]:
-    """Clamp parameters to ``bound + 1``; no score changes (see module docs)."""
-    lim = int(bound) + 1
-    return int(match), max(int(mismatch), -lim), min(int(gap_open), lim), min(int(gap_extend), lim)
-
-
-def _chunks_by_shape(mlens: np.ndarray, nlens: np.ndarray, size: int) -> list[np.ndarray]:
-    """Indices of non-empty pairs sorted by (m, n), cut into chunks of ``size``."""
-    idx = np.flatnonzero((mlens > 0) & (nlens > 0))
-    order = idx[np.lexsort((nlens[idx], mlens[idx]))]
-    return [order[i : i + size] for i in range(0, order.size, size)]
 
 
 def _pad_codes(seqs: list[np.ndarray], sel: np.ndarray, rows: int, width: int) -> np.ndarray:
@@ -357,7 +286,7 @@ def screen_scores_bitsliced(queries, targets, match: int, mismatch: int, gap_ope
     and target (exact, see the module docs); scores use the fewest bits that
     hold the batch's largest reachable score.
     """
-    check_scoring(match, mismatch, gap_open, gap_extend)
+    check_match_mismatch(match, mismatch, gap_open, gap_extend)
     qs, ts = as_code_arrays(queries, targets)
     npairs = len(qs)
     scores = np.zeros(npairs, dtype=np.int32)
@@ -365,11 +294,11 @@ def screen_scores_bitsliced(queries, targets, match: int, mismatch: int, gap_ope
         return scores
     mlens = np.array([q.size for q in qs], dtype=np.int64)
     nlens = np.array([t.size for t in ts], dtype=np.int64)
-    for sel in _chunks_by_shape(mlens, nlens, WORD * WORDS_PER_BATCH):
+    for sel in chunks_by_shape(mlens, nlens, WORD * WORDS_PER_BATCH):
         bound = score_bound(mlens[sel], nlens[sel], match)
         nb = score_bits(bound)
         if nb > 62:
-            raise ScoringError(f"best possible score {bound} does not fit the bit-sliced kernel")
+            raise ScoringError(f"best possible score {bound} does not fit the bit-sliced kernel", param="match")
         mt, mm, go, ge = effective_scoring(bound, match, mismatch, gap_open, gap_extend)
         words = -(-sel.size // WORD)
         m = int(mlens[sel].max())
@@ -396,9 +325,9 @@ def _scalar_pairs(qcat, qoff, tcat, toff, matrix, gap_open, gap_extend, out):
 def screen_scores_scalar(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int) -> np.ndarray:
     """The same scores from the scalar pairwise engine (:func:`swgpu.engines.cpu.pairwise.sw_end`),
     one pair at a time, for comparison with the bit-sliced kernel."""
-    check_scoring(match, mismatch, gap_open, gap_extend)
+    check_match_mismatch(match, mismatch, gap_open, gap_extend)
     if gap_extend > gap_open:
-        raise ScoringError("the scalar engine needs gap_extend <= gap_open")
+        raise ScoringError("the scalar kernel needs gap_extend <= gap_open", param="gap_extend")
     qs, ts = as_code_arrays(queries, targets)
     npairs = len(qs)
     out = np.zeros(npairs, dtype=np.int32)

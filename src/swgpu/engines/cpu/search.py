@@ -3,8 +3,8 @@
 
 The database is cut into batches of ``LANES`` sequences of similar length
 (sorted by length); a batch is stored column-major, ``cols[j, lane]`` = residue
-``j`` of the lane's sequence, padded past its end with a code that scores
-``PAD_SCORE`` against everything (so padding can never raise a maximum). Every
+``j`` of the lane's sequence, padded past its end with the pad letter of
+:mod:`swgpu.engines.layout` (padding can never raise a maximum). Every
 operation of the DP cell update runs across the lanes, which the compiler turns
 into vector instructions; batches run in parallel on all cores. Scores are exact
 ``int32``.
@@ -12,15 +12,18 @@ into vector instructions; batches run in parallel on all cores. Scores are exact
 
 from __future__ import annotations
 
+import time
+
 import numba as nb
 import numpy as np
 
-__all__ = ["LANES", "PAD_SCORE", "pack_batches", "CpuSearchEngine"]
+from ...align.overflow import OverflowPolicy
+from ...io.database import length_order
+from ..layout import padded_matrix
+
+__all__ = ["LANES", "pack_batches", "CpuSearchEngine"]
 
 LANES = 32
-#: Score of the padding code: low enough that padding never raises a maximum,
-#: high enough that 16-bit lanes do not wrap (H >= 0, so H + PAD_SCORE >= PAD_SCORE).
-PAD_SCORE = -16384
 
 
 def pack_batches(residues: np.ndarray, offsets: np.ndarray, order: np.ndarray, pad_code: int):
@@ -109,40 +112,42 @@ def _search(T, neg, query, matrix, gap_open, gap_extend, cols, starts, members, 
 
 
 class CpuSearchEngine:
-    """Scores one query against a whole database on all CPU cores.
+    """Scores queries against a whole database on all CPU cores (a
+    :class:`~swgpu.engines.base.DatabaseScorer`).
 
-    The same interface as the CUDA engine: build with the matrix and gap
-    penalties, :meth:`load_database` once, then :meth:`scores` per query. A
-    first pass runs in 16-bit lanes (32 sequences per 64-byte vector); the
-    sequences whose score comes close to the 16-bit limit are re-scored exactly
-    in 32-bit lanes.
+    Build with the matrix and gap penalties, :meth:`load_database` once, then
+    :meth:`scores_many`. A first pass runs in 16-bit lanes (32 sequences per
+    64-byte vector); the sequences whose score may have overflowed (see
+    :class:`~swgpu.align.overflow.OverflowPolicy`) are re-scored exactly in
+    32-bit lanes.
     """
 
     def __init__(self, matrix: np.ndarray, gap_open: int, gap_extend: int):
-        k = matrix.shape[0]
-        padded = np.full((k + 1, k + 1), PAD_SCORE, dtype=np.int32)
-        padded[:k, :k] = matrix
+        padded = padded_matrix(matrix)
         self._m32 = padded
         self._m16 = padded.astype(np.int16)
         self.gap_open = int(gap_open)
         self.gap_extend = int(gap_extend)
-        self._pad = k
+        self._pad = matrix.shape[0]
         self._use16 = max(self.gap_open, self.gap_extend) <= 4000 and np.abs(matrix).max() <= 1000
-        self._limit16 = 32767 - int(matrix.max()) - 1
+        self.overflow = OverflowPolicy(max_match=int(matrix.max()), headroom=2)
         self._packed = None
         self.last_timing: dict = {}
 
     def load_database(self, residues: np.ndarray, offsets: np.ndarray) -> None:
         self._residues = np.ascontiguousarray(residues, dtype=np.uint8)
         self._offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-        lengths = np.diff(self._offsets)
-        order = np.argsort(lengths, kind="stable")
-        self._packed = pack_batches(self._residues, self._offsets, order, self._pad)
+        self._packed = pack_batches(self._residues, self._offsets, length_order(self._offsets), self._pad)
+
+    def compile(self, query_lengths=()) -> float:
+        """Nothing to prepare (Numba kernels are cached on disk); 0 seconds."""
+        return 0.0
+
+    def _pass32(self, query: np.ndarray, packed, out: np.ndarray) -> None:
+        _search(np.int32, np.int32(-(1 << 29)), query, self._m32, self.gap_open, self.gap_extend, *packed, out)
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Exact SW score of ``query`` against every database sequence (database order)."""
-        import time
-
         if self._packed is None:
             raise RuntimeError("load_database() first")
         t0 = time.perf_counter()
@@ -150,16 +155,23 @@ class CpuSearchEngine:
         query = np.ascontiguousarray(query, dtype=np.uint8)
         if not self._use16:
             out = np.zeros(n, dtype=np.int32)
-            _search(np.int32, np.int32(-(1 << 29)), query, self._m32, self.gap_open, self.gap_extend, *self._packed, out)
+            self._pass32(query, self._packed, out)
             self.last_timing = {"total": time.perf_counter() - t0, "rescored": 0}
             return out
         out16 = np.zeros(n, dtype=np.int16)
         _search(np.int16, np.int16(-16384), query, self._m16, self.gap_open, self.gap_extend, *self._packed, out16)
         out = out16.astype(np.int32)
-        redo = np.flatnonzero(out >= self._limit16)
-        if redo.size:
-            packed = pack_batches(self._residues, self._offsets, redo[np.argsort(np.diff(self._offsets)[redo], kind="stable")],
-                                  self._pad)
-            _search(np.int32, np.int32(-(1 << 29)), query, self._m32, self.gap_open, self.gap_extend, *packed, out)
-        self.last_timing = {"total": time.perf_counter() - t0, "rescored": int(redo.size)}
+
+        def rescore(redo: np.ndarray) -> np.ndarray:
+            lengths = np.diff(self._offsets)[redo]
+            packed = pack_batches(self._residues, self._offsets, redo[np.argsort(lengths, kind="stable")], self._pad)
+            self._pass32(query, packed, out)  # writes the re-scored sequences only
+            return out[redo]
+
+        rescored = self.overflow.resolve(out, rescore)
+        self.last_timing = {"total": time.perf_counter() - t0, "rescored": rescored}
         return out
+
+    def scores_many(self, queries) -> list[np.ndarray]:
+        """:meth:`scores` of each query (one after another, each on all cores)."""
+        return [self.scores(q) for q in queries]

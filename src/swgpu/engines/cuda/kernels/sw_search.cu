@@ -96,6 +96,7 @@
 #endif
 
 #include "lanes.cuh"
+#include "sw_search_args.cuh"
 using namespace lanes;
 
 // Asynchronous global -> shared copies (cp.async), so that prefetched
@@ -251,37 +252,51 @@ struct WarpSmem {
     static constexpr int EXTRA = NG * GROUP_UNITS;
 };
 
-// Main search kernel.
-//   gprof   : query profile, (nlet) x (qstride) units of 16 bytes; letter
-//             nlet-1 is the pad letter; rows past a query hold NEG. Pass p
-//             uses units [p * U, (p + 1) * U) of every letter. Sequence pairs:
-//             8 int16 rows per unit; query pairs (QP): 4 rows of both queries.
-//   codes   : database codes. Pairs: pair k occupies columns [poff[k],
-//             poff[k] + plen[k]) (plen a multiple of 4), 16 bits per column.
-//             QP: 8 bits per column (letters; pad + 1 and pad + 2 close a
-//             sequence, and nlet = pad + 3); chunk k is columns [poff[2k],
-//             poff[2k + 1]) and starts with sequence plen[k] (sequences are
-//             stored one after another, in order).
-//   porig   : original indices (pairs: two per pair, b may be -1; QP: one
-//             per sequence).
-//   ngroups : groups = pairs (chunks) first .. first + ngroups - 1.
-//   bnd     : boundary buffer, BW words per column.
-//   seg     : QP: per segment (pass p, thread t: index p * G + t), bit 0/1 =
-//             half a/b starts a query there (zero H/F from above), bit 2/3 =
-//             half a/b holds a query; sq[2 * seg + h]: its query slot.
-//   scores  : int32; pairs: per original sequence; QP: slot * nunits +
-//             sequence, zeroed beforehand (atomicMax). In 16 bits a score
-//             above 32767 - max(M) - (open + 1) may have wrapped: the host
-//             re-scores those.
+// Shared memory of one block in 16-byte units (the carving at the top of
+// sw_search follows the same terms); the host asks for it through
+// sw_search_smem below instead of repeating these constants.
+template <int G, int R, bool WIDE, bool BP, bool QP>
+__device__ __forceinline__ long long swp_smem_units(const int nlet)
+{
+    typedef WarpSmem<G, WIDE> WS;
+    const long long PU = (long long)nlet * Geo<G, R, QP>::RS + WS::GAP_UNITS;
+    return BP ? PU + (long long)SWP_NWARPS * WS::EXTRA : (long long)SWP_NWARPS * (PU + WS::EXTRA);
+}
+
+template <int G, int R, bool WIDE, bool BP, bool QP>
+__global__ void sw_search_smem(const int nlet, long long* out)
+{
+    out[0] = 16 * swp_smem_units<G, R, WIDE, BP, QP>(nlet);
+}
+
+// Main search kernel; its arguments are the fields of SwpArgs
+// (sw_search_args.cuh). The profile's letter nlet - 1 (pairs; nlet - 3 for QP)
+// is the pad letter and rows past a query hold NEG; pass p uses units
+// [p * U, (p + 1) * U) of every letter (pairs: 8 int16 rows per unit; QP: 4
+// rows of both queries). Pairs: pair k occupies columns [pair_off[k],
+// pair_off[k] + pair_len[k]), 16 bits per column. QP: 8 bits per column
+// (letters; pad + 1 and pad + 2 close a sequence); chunk k is columns
+// [chunk_cols[2k], chunk_cols[2k + 1]) and starts with sequence
+// chunk_first[k] (sequences stored one after another, in order). Groups are
+// pairs (chunks) first .. first + ngroups - 1. QP segment flags: bit 0/1 =
+// half a/b starts a query there (zero H/F from above), bit 2/3 = half a/b
+// holds a query. Scores are zeroed beforehand for QP (atomicMax). In 16 bits
+// a score above 32767 - max(M) - (open + 1) may have wrapped: the host
+// re-scores those.
 template <int G, int R, bool WIDE, bool BP, bool QP>
 __global__ void __maxnreg__(SWP_REGS(R, WIDE))
-sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstride, const int npass,
-          const unsigned char* __restrict__ codes, const long long* __restrict__ poff,
-          const int* __restrict__ plen, const int* __restrict__ porig,
-          const int ngroups, const int first, unsigned int* __restrict__ bnd,
-          const int* __restrict__ seg, const int* __restrict__ sq, const int nunits,
-          const int gap_open, const int gap_ext, const int pad, int* __restrict__ scores)
+sw_search(const SwpArgs a)
 {
+    const uint4* __restrict__ gprof = a.prof;
+    const unsigned char* __restrict__ codes = a.codes;
+    const int* __restrict__ porig = a.orig;
+    unsigned int* __restrict__ bnd = a.bnd;
+    const int* __restrict__ seg = a.seg;
+    const int* __restrict__ sq = a.slot;
+    int* __restrict__ scores = a.scores;
+    const long long qstride = a.qstride;
+    const int nlet = a.nlet, npass = a.npass, ngroups = a.ngroups, first = a.first, nunits = a.nunits;
+    const int gap_open = a.gap_open, gap_ext = a.gap_ext, pad = a.pad;
     typedef typename LaneT<WIDE>::T V;
     typedef WarpSmem<G, WIDE> WS;
     constexpr int U = Geo<G, R, QP>::U;
@@ -313,8 +328,8 @@ sw_search(const uint4* __restrict__ gprof, const int nlet, const long long qstri
     long long cb = 0;
     if (gi < ngroups) {
         k = first + (int)gi;
-        if (QP) { cb = poff[2 * k]; Lk = (int)(poff[2 * k + 1] - cb); u0 = plen[k]; }
-        else { cb = poff[k]; Lk = plen[k]; }
+        if (QP) { cb = a.chunk_cols[2 * k]; Lk = (int)(a.chunk_cols[2 * k + 1] - cb); u0 = a.chunk_first[k]; }
+        else { cb = a.pair_off[k]; Lk = a.pair_len[k]; }
     }
     const int Lw = (int)__reduce_max_sync(SWP_FULL, (unsigned int)Lk);
     const int nblk = (Lw + G + 2) >> 2;  // steps: Lw + G - 1, rounded up to 4
@@ -561,28 +576,21 @@ extern "C" __global__ void swp_build_profile(const int* __restrict__ M, const in
     }
 }
 
-// Explicit instantiations for offline builds (nvcc --resource-usage checks);
-// at run time NVRTC instantiates only the variants it is asked for.
+// The tile shapes, the one list of them: (G threads per pair, R query rows
+// per thread, BP one profile tile per block). The engine reads these lines
+// (swgpu.engines.cuda.search_tiling) and builds only the shapes it launches;
+// offline builds (nvcc --resource-usage checks) instantiate them all below.
+#define SWP_VARIANTS(X) \
+    X(8, 16, false) X(16, 16, false) X(16, 24, true) X(16, 32, true) X(32, 16, true) X(32, 24, true) X(32, 32, true)
+// The shape of the exact 32-bit re-run of overflowing pairs.
+#define SWP_WIDE_VARIANT(X) X(32, 16, true)
+
 #ifndef __CUDACC_RTC__
-#define SWP_INSTANTIATE(G, R, W, BP, QP)                                                                  \
-    template __global__ void sw_search<G, R, W, BP, QP>(const uint4* __restrict__, const int,             \
-        const long long, const int, const unsigned char* __restrict__, const long long* __restrict__,      \
-        const int* __restrict__, const int* __restrict__, const int, const int, unsigned int* __restrict__, \
-        const int* __restrict__, const int* __restrict__, const int, const int, const int, const int,      \
-        int* __restrict__);
-SWP_INSTANTIATE(8, 16, false, false, false)
-SWP_INSTANTIATE(16, 16, false, false, false)
-SWP_INSTANTIATE(16, 24, false, true, false)
-SWP_INSTANTIATE(16, 32, false, true, false)
-SWP_INSTANTIATE(32, 16, false, true, false)
-SWP_INSTANTIATE(32, 24, false, true, false)
-SWP_INSTANTIATE(32, 32, false, true, false)
-SWP_INSTANTIATE(32, 16, true, true, false)
-SWP_INSTANTIATE(8, 16, false, false, true)
-SWP_INSTANTIATE(16, 16, false, false, true)
-SWP_INSTANTIATE(16, 24, false, true, true)
-SWP_INSTANTIATE(16, 32, false, true, true)
-SWP_INSTANTIATE(32, 16, false, true, true)
-SWP_INSTANTIATE(32, 24, false, true, true)
-SWP_INSTANTIATE(32, 32, false, true, true)
+#define SWP_INSTANTIATE(G, R, W, BP, QP) \
+    template __global__ void sw_search<G, R, W, BP, QP>(const SwpArgs); \
+    template __global__ void sw_search_smem<G, R, W, BP, QP>(const int, long long*);
+#define SWP_NARROW(G, R, BP) SWP_INSTANTIATE(G, R, false, BP, false) SWP_INSTANTIATE(G, R, false, BP, true)
+#define SWP_WIDE(G, R, BP) SWP_INSTANTIATE(G, R, true, BP, false)
+SWP_VARIANTS(SWP_NARROW)
+SWP_WIDE_VARIANT(SWP_WIDE)
 #endif

@@ -1,0 +1,79 @@
+"""Host-side helpers shared by the bulk pair-scoring kernels of every engine
+(the CPU's bit-sliced kernel and the GPU's screening kernels).
+
+These kernels take DNA code arrays (``A C G T`` = 0..3 and the unknown code
+:data:`N_CODE`), match/mismatch scoring and affine gaps, and keep every DP value
+in ``0..bound`` where ``bound = max(min(m, n)) * match`` over the pairs run
+together; padding with ``N`` never changes a score (proof in
+:mod:`swgpu.engines.cpu.bitsliced`).
+
+>>> score_bound([3, 10], [5, 4], 2), score_bits(8)
+(8, 4)
+>>> effective_scoring(8, 2, -30, 50, 1)
+(2, -9, 9, 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..io.alphabet import DNA
+
+__all__ = ["N_CODE", "as_code_arrays", "score_bound", "score_bits", "effective_scoring", "chunks_by_shape"]
+
+#: The DNA unknown code (``N``), also the padding letter of the bulk kernels.
+N_CODE = DNA.unknown_code
+
+
+def _as_codes(seq, what: str, i: int) -> np.ndarray:
+    if isinstance(seq, (str, bytes, bytearray)):
+        return DNA.encode(seq, record=f"{what} {i}")
+    arr = np.asarray(seq)
+    if arr.ndim != 1:
+        raise InputError(f"{what} {i}: expected a 1-D code array, got shape {arr.shape}", param=f"{what}s")
+    if arr.size and (arr.dtype.kind not in "ui" or int(arr.min()) < 0 or int(arr.max()) > N_CODE):
+        if arr.dtype.kind not in "ui":
+            raise InputError(f"{what} {i}: codes must be integers 0..{N_CODE}, got dtype {arr.dtype}",
+                             param=f"{what}s")
+        raise InputError(f"{what} {i}: DNA codes must be 0..{N_CODE} (A C G T N), "
+                         f"got {int(arr.min())}..{int(arr.max())}", param=f"{what}s")
+    return arr.astype(np.uint8, copy=False)
+
+
+def as_code_arrays(queries, targets) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Validate two equally long lists of DNA code arrays (or strings)."""
+    if len(queries) != len(targets):
+        raise InputError(f"{len(queries)} queries but {len(targets)} targets: pairs need one of each",
+                         param="targets")
+    qs = [_as_codes(q, "query", i) for i, q in enumerate(queries)]
+    ts = [_as_codes(t, "target", i) for i, t in enumerate(targets)]
+    return qs, ts
+
+
+def score_bound(mlens, nlens, match: int) -> int:
+    """Largest reachable score of a set of pairs: ``max(min(m, n)) * match``."""
+    mlens = np.asarray(mlens, dtype=np.int64)
+    nlens = np.asarray(nlens, dtype=np.int64)
+    if mlens.size == 0:
+        return 0
+    return int(np.minimum(mlens, nlens).max()) * int(match)
+
+
+def score_bits(bound: int) -> int:
+    """Bits needed for every value of the DP (at least 1)."""
+    return max(1, int(bound).bit_length())
+
+
+def effective_scoring(bound: int, match: int, mismatch: int, gap_open: int, gap_extend: int) -> tuple[int, int, int, int]:
+    """Clamp parameters to ``bound + 1``; no score changes (a term that is
+    negative anyway stays negative, and only ``max(0, .)`` of it matters)."""
+    lim = int(bound) + 1
+    return int(match), max(int(mismatch), -lim), min(int(gap_open), lim), min(int(gap_extend), lim)
+
+
+def chunks_by_shape(mlens: np.ndarray, nlens: np.ndarray, size: int) -> list[np.ndarray]:
+    """Indices of non-empty pairs sorted by (m, n), cut into chunks of ``size``."""
+    idx = np.flatnonzero((mlens > 0) & (nlens > 0))
+    order = idx[np.lexsort((nlens[idx], mlens[idx]))]
+    return [order[i : i + size] for i in range(0, order.size, size)]

@@ -1,0 +1,38 @@
+"""The CUDA engine: one GPU behind the engine interface.
+
+* database search: :class:`~swgpu.engines.cuda.search.CudaSearchEngine`
+  (packed 16-bit DPX kernels, exact 32-bit re-runs);
+* pair screening: :class:`~swgpu.engines.cuda.screen.CudaPairScorer`
+  (bit-sliced, word-wise and group kernels);
+* traceback: none on the GPU yet; :meth:`~swgpu.engines.base.Engine.tracer`
+  runs it on the CPU engine.
+"""
+
+from __future__ import annotations
+
+from ...scoring import Scoring
+from ..base import Engine
+from . import runtime
+from .screen import CudaPairScorer
+from .search import CudaSearchEngine
+
+__all__ = ["CudaEngine"]
+
+
+class CudaEngine(Engine):
+    """GPU ``device_id`` (CuPy must see it)."""
+
+    name = "cuda"
+
+    def __init__(self, device_id: int = 0, threads: int | None = None):
+        super().__init__(device_id, threads)
+        runtime.cupy()  # EngineError when CuPy or the GPU is missing
+
+    def capabilities(self) -> tuple[str, ...]:
+        return ("score_database", "score_pairs")
+
+    def database_scorer(self, scoring: Scoring) -> CudaSearchEngine:
+        return CudaSearchEngine(scoring.matrix.values, scoring.gap_open, scoring.gap_extend, device_id=self.device_id)
+
+    def pair_scorer(self, scoring: Scoring, kernel: str = "auto", transpose: str = "ballot") -> CudaPairScorer:
+        return CudaPairScorer(scoring, kernel, device_id=self.device_id, transpose=transpose)

@@ -1,0 +1,150 @@
+"""The search database on one GPU: resident, or streamed in parts.
+
+A database that fits the memory limit is uploaded once (through pinned
+memory) and its unit codes are built on the GPU. A larger one is cut into
+parts of consecutive units (length order); for every batch of queries the
+parts are uploaded in turn into two code buffers on a copy stream, the next
+part's upload overlapping the current part's kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .search_layout import Units, host_unit_codes
+
+__all__ = ["Part", "DatabaseParts", "BYTES_PER_COLUMN", "BYTES_PER_SEQUENCE"]
+
+BYTES_PER_COLUMN = 12    # GPU memory per database column: codes, pair codes, boundary
+BYTES_PER_SEQUENCE = 48  # and per sequence: offsets, lengths, indices, chunks
+
+
+@dataclass
+class Part:
+    """Units ``a .. a + units.n - 1`` (length order) and their device arrays."""
+
+    a: int
+    units: Units
+    uoff: object
+    ulen: object
+    uorig: object
+    codes: object = None
+    pairs: object = None              # device sequence-pair layout of all units (cached)
+    chunks: dict = field(default_factory=dict)  # chunk tables by target columns
+
+
+def part_bounds(units: Units, limit: int) -> list[int]:
+    """Unit indices where parts start (and the end): one part when the whole
+    database fits ``limit`` bytes, else parts of at most half of it (one part
+    computes while the next uploads)."""
+    n, fixed = units.n, units.n * BYTES_PER_SEQUENCE
+    if units.total_cols * BYTES_PER_COLUMN + fixed <= limit:
+        return [0, n]
+    part_cols = (limit - fixed) // (2 * BYTES_PER_COLUMN)
+    longest = int(units.ulen[0]) if n else 0
+    if part_cols < longest:
+        raise ValueError(f"GPU memory limit {limit:,} bytes is too small for the longest sequence "
+                         f"({longest:,} residues) and {n:,} sequences")
+    cid = units.uoff // part_cols
+    return [int(x) for x in np.flatnonzero(np.diff(cid, prepend=-1))] + [n]
+
+
+class DatabaseParts:
+    """The parts of a database on one GPU; :meth:`activate` / :meth:`release`
+    bracket the kernels enqueued for each part on ``stream``."""
+
+    def __init__(self, cp, stream, build_units, res: np.ndarray, units: Units, limit: int, pad: int):
+        self._cp, self._stream, self._pad = cp, stream, pad
+        bounds = part_bounds(units, limit)
+        self.parts = [self._make_part(units, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+        if not self.parts:
+            self.parts.append(self._make_part(units, 0, 0))
+        self.starts = np.array([p.a for p in self.parts], dtype=np.int64)
+        if len(self.parts) == 1:  # resident: codes built on the GPU
+            self._upload_resident(self.parts[0], res, build_units)
+            return
+        self._res = res  # host residues, uploaded part by part
+        biggest = max(p.units.total_cols for p in self.parts)
+        self._code_bufs = [cp.empty(max(biggest, 4), dtype=np.uint8) for _ in range(2)]
+        self._staging = [cp.cuda.alloc_pinned_memory(max(biggest, 4)) for _ in range(2)]
+        self._copy_stream = cp.cuda.Stream(non_blocking=True)
+        self._uploaded = [None, None]     # part index held by each code buffer
+        self._upload_done = [None, None]  # event: that upload finished
+        self._buf_free = [None, None]     # event: the kernels reading that buffer finished
+
+    def __len__(self) -> int:
+        return len(self.parts)
+
+    def _make_part(self, units: Units, a: int, b: int) -> Part:
+        cp = self._cp
+        sub = units.part(a, b)
+        if b == a:
+            return Part(a, sub, cp.zeros(1, np.int64), cp.zeros(1, np.int32), cp.full(1, -1, np.int32))
+        return Part(a, sub, cp.asarray(sub.uoff), cp.asarray(sub.ulen.astype(np.int32)),
+                    cp.asarray(sub.order.astype(np.int32)))
+
+    def _upload_resident(self, part: Part, res: np.ndarray, build_units) -> None:
+        """Residues through pinned memory, then the unit codes built on the GPU."""
+        cp, sub = self._cp, part.units
+        with self._stream:
+            d_res = cp.empty(max(res.size, 1), dtype=np.uint8)
+            if res.size:
+                pinned = cp.cuda.alloc_pinned_memory(res.size)
+                staged = np.frombuffer(pinned, dtype=np.uint8, count=res.size)
+                staged[...] = res
+                d_res[: res.size].set(staged, stream=self._stream)
+            codes = cp.empty(max(sub.total_cols, 4), dtype=np.uint8)
+            if sub.n:
+                build_units((sub.n,), (128,),
+                            (d_res, cp.asarray(sub.src), cp.asarray(sub.length.astype(np.int32)), part.uoff,
+                             part.ulen, np.int32(sub.n), np.int32(self._pad), codes))
+            part.codes = codes
+            self._stream.synchronize()
+
+    def _upload(self, index: int) -> None:
+        """Codes of part ``index`` built on the host into a pinned staging
+        buffer and copied on the copy stream into one of the two code
+        buffers, after the kernels that last read that buffer."""
+        part = self.parts[index]
+        part.pairs = None
+        slot = index % 2
+        if self._uploaded[slot] == index:
+            return
+        if self._upload_done[slot] is not None:
+            self._upload_done[slot].synchronize()  # the staging buffer is free again
+        staged = np.frombuffer(self._staging[slot], dtype=np.uint8, count=max(part.units.total_cols, 4))
+        host_unit_codes(self._res, part.units, self._pad, staged)
+        buf = self._code_bufs[slot]
+        with self._copy_stream:
+            if self._buf_free[slot] is not None:
+                self._copy_stream.wait_event(self._buf_free[slot])
+            buf[: staged.size].set(staged, stream=self._copy_stream)
+            done = self._cp.cuda.Event()
+            done.record(self._copy_stream)
+        self._upload_done[slot] = done
+        self._uploaded[slot] = index
+
+    def activate(self, index: int) -> Part:
+        """Part ``index``, its codes on the GPU (streamed parts: the compute
+        stream waits, on the GPU, for its upload)."""
+        part = self.parts[index]
+        if len(self.parts) == 1:
+            return part
+        self._upload(index)
+        slot = index % 2
+        self._stream.wait_event(self._upload_done[slot])
+        part.codes = self._code_bufs[slot]
+        return part
+
+    def release(self, index: int) -> None:
+        """The kernels of part ``index`` are enqueued: its buffer may be
+        refilled once they finish; start the upload of the next part."""
+        if len(self.parts) == 1:
+            return
+        ev = self._cp.cuda.Event()
+        ev.record(self._stream)
+        self._buf_free[index % 2] = ev
+        if index + 1 < len(self.parts):
+            self._upload(index + 1)

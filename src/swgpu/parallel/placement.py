@@ -1,0 +1,60 @@
+"""Placement: which part of the work runs on which device.
+
+A database is split over GPUs by residues (:func:`partition_by_residues`), each
+part scored by its own engine (:class:`Shard`); the scores come back into
+database order (:func:`gather_scores`).
+
+>>> partition_by_residues(np.array([5, 1, 4, 2]), 2)
+[array([0, 1]), array([2, 3])]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engines.base import DatabaseScorer
+from ..io.database import Database
+
+__all__ = ["partition_by_residues", "Shard", "gather_scores"]
+
+
+def partition_by_residues(lengths: np.ndarray, parts: int) -> list[np.ndarray]:
+    """Split sequence indices into ``parts`` groups of nearly equal total length:
+    longest sequence first, each to the least loaded group. Each group is sorted."""
+    loads = np.zeros(parts, dtype=np.int64)
+    groups: list[list[int]] = [[] for _ in range(parts)]
+    for i in np.argsort(-lengths, kind="stable"):
+        g = int(np.argmin(loads))
+        groups[g].append(int(i))
+        loads[g] += int(lengths[i])
+    return [np.sort(np.array(g, dtype=np.int64)) for g in groups]
+
+
+@dataclass
+class Shard:
+    """A scorer holding the database sequences ``members`` (database positions, sorted)."""
+
+    scorer: DatabaseScorer
+    members: np.ndarray
+
+    @classmethod
+    def load(cls, scorer: DatabaseScorer, db: Database, members: np.ndarray | None = None) -> "Shard":
+        """Load ``members`` of ``db`` (all when None: no copy) into ``scorer``."""
+        if members is None or len(members) == len(db):
+            scorer.load_database(db.residues, db.offsets)
+            return cls(scorer, np.arange(len(db), dtype=np.int64))
+        scorer.load_database(*db.select(members))
+        return cls(scorer, members)
+
+
+def gather_scores(n: int, count: int, shard_scores: list[tuple["Shard", list[np.ndarray]]]) -> list[np.ndarray]:
+    """Per query, the scores of all ``n`` sequences from the shards' parts."""
+    if len(shard_scores) == 1 and shard_scores[0][0].members.size == n:
+        return [np.asarray(sc, dtype=np.int32) for sc in shard_scores[0][1]]
+    out = [np.zeros(n, dtype=np.int32) for _ in range(count)]
+    for shard, per_query in shard_scores:
+        for o, sc in zip(out, per_query):
+            o[shard.members] = sc
+    return out

@@ -1,0 +1,67 @@
+"""Checks of scoring parameters, shared by :class:`~swgpu.scoring.Scoring` and the engines.
+
+Each check raises :class:`~swgpu.exceptions.ScoringError` with ``param`` set
+to the parameter at fault (``match``, ``mismatch``, ``gap_open``,
+``gap_extend``); the message does not name a command-line option.
+
+>>> check_match_mismatch(2, -3, 5, 2)
+>>> check_match_mismatch(2, -3, -1, 2)
+Traceback (most recent call last):
+    ...
+swgpu.exceptions.ScoringError: gap_open: must be zero or positive (a gap penalty is a cost), got -1
+"""
+
+from __future__ import annotations
+
+from ..exceptions import ScoringError
+
+__all__ = ["check_match_mismatch", "check_match", "check_mismatch", "check_gap"]
+
+
+def _integer(value, param: str) -> int:
+    """``value`` as an ``int``; an error when it is not a whole number."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ScoringError(f"must be an integer, got {value!r}", param=param) from None
+    if number != value:
+        raise ScoringError(f"must be an integer, got {value}", param=param)
+    return number
+
+
+def check_match(match) -> int:
+    """The match score as an ``int``: an integer above 0."""
+    number = _integer(match, "match")
+    if number <= 0:
+        raise ScoringError(f"score must be positive, got {match}", param="match")
+    return number
+
+
+def check_mismatch(mismatch) -> int:
+    """The mismatch score as an ``int``: an integer, 0 or below."""
+    number = _integer(mismatch, "mismatch")
+    if number > 0:
+        raise ScoringError(f"score must be zero or negative, got {mismatch}", param="mismatch")
+    return number
+
+
+def check_gap(value, param: str) -> int:
+    """A gap penalty (``param`` is ``"gap_open"`` or ``"gap_extend"``) as an
+    ``int``: an integer, 0 or above (penalties are costs, subtracted)."""
+    number = _integer(value, param)
+    if number < 0:
+        raise ScoringError(f"must be zero or positive (a gap penalty is a cost), got {value}", param=param)
+    return number
+
+
+def check_match_mismatch(match: int, mismatch: int, gap_open: int, gap_extend: int) -> None:
+    """Check match/mismatch scoring with affine gaps: ``match > 0``,
+    ``mismatch <= 0``, ``gap_open >= 0`` and ``gap_extend >= 0``, all integers.
+
+    Raises :class:`~swgpu.exceptions.ScoringError` with ``param`` set to the
+    first parameter at fault, in argument order.
+    """
+    check_match(match)
+    check_mismatch(mismatch)
+    check_gap(gap_open, "gap_open")
+    check_gap(gap_extend, "gap_extend")
