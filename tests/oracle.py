@@ -40,6 +40,17 @@ def parasail_score(q_codes, t_codes, scoring) -> int:
     return int(r.score)
 
 
+#: Match/mismatch/open/extend sets of the screening tests: the two benchmark
+#: scorings first, then open < extend, free gaps, and scores past 16 bits.
+SCREEN_SCORINGS = [
+    (2, -1, 1, 1),  # linear (benchmark)
+    (2, -3, 5, 2),  # affine (benchmark)
+    (1, -2, 1, 3),  # affine, open < extend
+    (3, 0, 0, 0),  # free gaps, mismatch 0
+    (5, -4, 9, 1),
+    (1000, -1500, 2000, 300),  # scores beyond 16 bits
+]
+
 N = 4  # the DNA unknown code: a mismatch against everything, itself included
 NEG = -(10**9)
 
@@ -102,3 +113,12 @@ def special_pairs():
         (A([0, 1, 2, 3, 3, 2, 1, 0] * 9, u8), A([0, 1, 2, 3] * 3, u8)),  # query longer
         (A([0, 1, 2, 3, 2, 2, 2, 1, 0, 3, 3], u8), A([0, 1, 2, 3, 1, 0, 3, 3], u8)),  # gapped
     ]
+
+
+def mixed_pairs(seed, count, m_range, n_range):
+    """``random_pairs`` followed by every ``special_pairs`` case."""
+    qs, ts = random_pairs(np.random.default_rng(seed), count, m_range, n_range)
+    for q, t in special_pairs():
+        qs.append(q)
+        ts.append(t)
+    return qs, ts

@@ -14,10 +14,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.base import DatabaseScorer
+from ..engines.base import DatabaseScorer, Engine, get_engine, gpu_count, resolve_device
+from ..exceptions import EngineError
 from ..io.database import Database
 
-__all__ = ["partition_by_residues", "Shard", "gather_scores"]
+__all__ = ["devices", "partition_by_residues", "Shard", "gather_scores"]
+
+
+def devices(device: str = "auto", gpus: list[int] | None = None, threads: int | None = None) -> list[Engine]:
+    """The engines a job runs on: the CPU engine, or one CUDA engine per GPU
+    id in ``gpus`` (None: every visible GPU)."""
+    if resolve_device(device) == "cpu":
+        return [get_engine("cpu", threads=threads)]
+    ids = list(range(gpu_count())) if gpus is None else list(gpus)
+    if not ids or any(not 0 <= g < gpu_count() for g in ids):
+        raise EngineError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
+    return [get_engine("cuda", g, threads=threads) for g in ids]
 
 
 def partition_by_residues(lengths: np.ndarray, parts: int) -> list[np.ndarray]:

@@ -25,12 +25,12 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from ..align.alignment import Alignment
-from ..engines import get_engine, gpu_count, resolve_device
-from ..exceptions import EngineError, InputError
+from ..engines import resolve_device
+from ..exceptions import InputError
 from ..io.database import Database
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
-from ..parallel.placement import Shard, gather_scores, partition_by_residues
+from ..parallel.placement import Shard, devices, gather_scores, partition_by_residues
 from ..scoring import Scoring, Statistics
 from .tracing import PairJob, Traceback
 
@@ -88,20 +88,12 @@ class Searcher:
         self.statistics = Statistics.for_scoring(scoring)
         self.executor = ThreadExecutor(threads)
         self.threads = self.executor.threads
-        engines = self._engines(gpus)
+        engines = devices(self.device, gpus, self.threads)
         self._traceback = Traceback(engines[0].tracer(scoring), self.statistics, self.executor)
         t0 = time.perf_counter()
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
         self._shards = [Shard.load(e.database_scorer(scoring), database, p) for e, p in zip(engines, parts)]
         self.load_seconds = time.perf_counter() - t0
-
-    def _engines(self, gpus):
-        if self.device == "cpu":
-            return [get_engine("cpu", threads=self.executor.threads)]
-        ids = list(range(gpu_count())) if gpus is None else list(gpus)
-        if not ids or any(not 0 <= g < gpu_count() for g in ids):
-            raise EngineError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
-        return [get_engine("cuda", g) for g in ids]
 
     def compile(self, queries: list[Sequence]) -> float:
         """Compile (or load from the cache) the kernels that scoring these

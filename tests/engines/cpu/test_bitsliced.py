@@ -10,26 +10,14 @@ from swgpu.engines.bulk import score_bits
 from swgpu.engines.cpu.bitsliced import WORD, screen_scores_bitsliced, screen_scores_scalar
 from swgpu.exceptions import InputError, ScoringError
 
-from oracle import N, gotoh_scores, random_pairs, special_pairs
+from oracle import N, SCREEN_SCORINGS, gotoh_scores, mixed_pairs, random_pairs, special_pairs
 
-SCORINGS = [
-    (2, -1, 1, 1),  # linear (benchmark)
-    (2, -3, 5, 2),  # affine (benchmark)
-    (1, -2, 1, 3),  # affine, open < extend
-    (3, 0, 0, 0),  # free gaps, mismatch 0
-    (5, -4, 9, 1),
-    (1000, -1500, 2000, 300),  # scores beyond 16 bits
-]
+SCORINGS = SCREEN_SCORINGS
 
 
 @pytest.fixture(scope="module")
 def pairs():
-    rng = np.random.default_rng(20240607)
-    qs, ts = random_pairs(rng, 150, (0, 40), (0, 40))
-    for q, t in special_pairs():
-        qs.append(q)
-        ts.append(t)
-    return qs, ts
+    return mixed_pairs(20240607, 150, (0, 40), (0, 40))
 
 
 @pytest.mark.parametrize("params", SCORINGS, ids=[f"{a}/{b}/{c}/{d}" for a, b, c, d in SCORINGS])

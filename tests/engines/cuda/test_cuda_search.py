@@ -100,13 +100,19 @@ def test_every_tile_shape(rng, tile):
     check(eng, [rng.integers(0, 20, size=L).astype(np.uint8) for L in (1, 130, 400)], seqs, M, 6, 2)
 
 
-def test_overflow_rerun(rng):
-    # 900 per match: a 40-letter identity already exceeds 16 bits
+def overflow_case(rng):
+    """900 per match: a 40-letter identity already exceeds 16 bits. The query,
+    a database holding it, two of its pieces and random sequences."""
     M = np.full((4, 4), -200, np.int32)
     np.fill_diagonal(M, 900)
     q = rng.integers(0, 4, size=120).astype(np.uint8)
     seqs = [q.copy(), q[10:90].copy(), q[:20].copy()]
     seqs += [rng.integers(0, 4, size=int(L)).astype(np.uint8) for L in rng.integers(0, 150, size=30)]
+    return M, q, seqs
+
+
+def test_overflow_rerun(rng):
+    M, q, seqs = overflow_case(rng)
     eng = CudaSearchEngine(M, 300, 40)
     eng.load_database(*concat(seqs))
     check(eng, [q, q[:50], q[:5]], seqs, M, 300, 40)
@@ -169,11 +175,7 @@ def test_query_pairs_every_tile_shape(rng, tile, chunk):
 
 
 def test_query_pairs_overflow_rerun(rng):
-    M = np.full((4, 4), -200, np.int32)
-    np.fill_diagonal(M, 900)
-    q = rng.integers(0, 4, size=120).astype(np.uint8)
-    seqs = [q.copy(), q[10:90].copy(), q[:20].copy()]
-    seqs += [rng.integers(0, 4, size=int(L)).astype(np.uint8) for L in rng.integers(0, 150, size=30)]
+    M, q, seqs = overflow_case(rng)
     for chunk in (None, 10**9):
         eng = CudaSearchEngine(M, 300, 40)
         eng.batch_mode = "queries"
