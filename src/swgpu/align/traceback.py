@@ -123,7 +123,8 @@ class PairTracer:
         self.scoring = scoring
         self.base_cells = base_cells
 
-    def _check(self, query: Sequence, target: Sequence) -> None:
+    def check(self, query: Sequence, target: Sequence) -> None:
+        """InputError unless both sequences are of the scoring's alphabet."""
         for s in (query, target):
             if s.alphabet is not self.scoring.alphabet:
                 raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
@@ -131,11 +132,19 @@ class PairTracer:
 
     def align(self, query: Sequence, target: Sequence) -> Alignment:
         """The optimal local alignment (score 0 and an empty alignment if none scores > 0)."""
-        self._check(query, target)
+        self.check(query, target)
         return local_align(self.kernels, query, target, self.scoring, self.base_cells)
+
+    def align_many(self, pairs, executor=None) -> list[Alignment]:
+        """Alignments of ``(query, target)`` pairs, in order, on ``executor``
+        (any object with ``map``; None: one after another)."""
+        pairs = list(pairs)
+        if executor is None:
+            return [self.align(q, t) for q, t in pairs]
+        return executor.map(lambda p: self.align(*p), pairs)
 
     def score(self, query: Sequence, target: Sequence) -> int:
         """The optimal local score only (one O(n)-memory pass)."""
-        self._check(query, target)
+        self.check(query, target)
         m = self.scoring.matrix.values
         return int(self.kernels.sw_end(query.codes, target.codes, m, self.scoring.gap_open, self.scoring.gap_extend)[0])

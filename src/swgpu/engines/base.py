@@ -79,11 +79,18 @@ class PairScorer(Protocol):
 class Tracer(Protocol):
     """Optimal local alignments of pairs, with traceback."""
 
+    def check(self, query: Sequence, target: Sequence) -> None:
+        """InputError unless both sequences suit the scoring."""
+
     def align(self, query: Sequence, target: Sequence) -> Alignment:
         """The optimal local alignment (score 0 and an empty alignment when none scores > 0)."""
 
     def score(self, query: Sequence, target: Sequence) -> int:
         """The optimal local score only."""
+
+    def align_many(self, pairs, executor=None) -> list[Alignment]:
+        """Alignments of many ``(query, target)`` pairs, in order (batched
+        where the engine batches; ``executor`` runs what runs on the CPU)."""
 
 
 class Engine(abc.ABC):

@@ -4,8 +4,9 @@
   (packed 16-bit DPX kernels, exact 32-bit re-runs);
 * pair screening: :class:`~swgpu.engines.cuda.screen.CudaPairScorer`
   (bit-sliced, word-wise and group kernels);
-* traceback: none on the GPU yet; :meth:`~swgpu.engines.base.Engine.tracer`
-  runs it on the CPU engine.
+* traceback: :class:`~swgpu.engines.cuda.traceback.CudaTracer`, many pairs
+  per launch; aligned boxes too large for a direction matrix go to the CPU
+  engine's linear-memory traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..base import Engine
 from . import runtime
 from .screen import CudaPairScorer
 from .search import CudaSearchEngine
+from .traceback import CudaTracer
 
 __all__ = ["CudaEngine"]
 
@@ -28,8 +30,8 @@ class CudaEngine(Engine):
         super().__init__(device_id, threads)
         runtime.cupy()  # EngineError when CuPy or the GPU is missing
 
-    def capabilities(self) -> tuple[str, ...]:
-        return ("score_database", "score_pairs")
+    def tracer(self, scoring: Scoring) -> CudaTracer:
+        return CudaTracer(scoring, self.device_id, fallback=super().tracer(scoring))
 
     def database_scorer(self, scoring: Scoring) -> CudaSearchEngine:
         return CudaSearchEngine(scoring.matrix.values, scoring.gap_open, scoring.gap_extend, device_id=self.device_id)

@@ -1,0 +1,85 @@
+"""GPU batched traceback: every alignment equals the CPU engine's, field for
+field (``pytest -m gpu``; skipped without CuPy and a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swgpu import Scoring, Sequence, read_sequences
+from swgpu.engines import cuda_available, get_engine
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA GPU")]
+
+DNA_SCORINGS = [Scoring.default("dna"), Scoring.build("dna", match=1, mismatch=-1, gap_open=1, gap_extend=1),
+                Scoring.build("dna", match=5, mismatch=-4, gap_open=9, gap_extend=1)]
+
+
+def _same(pairs, scoring, **kw):
+    gpu = get_engine("cuda").tracer(scoring)
+    cpu = get_engine("cpu").tracer(scoring)
+    for k, v in kw.items():
+        setattr(gpu, k, v)
+    got = gpu.align_many(pairs)
+    for (q, t), a in zip(pairs, got):
+        b = cpu.align(q, t)
+        assert a.to_dict() == b.to_dict(), (q.name, t.name)
+
+
+def _dna(rng, name, n, text=None):
+    return Sequence.from_text(name, text if text is not None else "".join(rng.choice(list("ACGT"), n)), "dna")
+
+
+@pytest.mark.parametrize("scoring", DNA_SCORINGS, ids=["2/-3/5/2", "1/-1/1/1", "5/-4/9/1"])
+def test_random_and_special_dna_pairs(scoring):
+    rng = np.random.default_rng(5)
+    pairs = []
+    for i in range(300):
+        q = _dna(rng, f"q{i}", int(rng.integers(1, 200)))
+        t = _dna(rng, f"t{i}", int(rng.integers(1, 300)))
+        if i % 3 == 0:  # plant a mutated copy
+            s = list(q.text)
+            for _ in range(len(s) // 10):
+                s[int(rng.integers(len(s)))] = "ACGT"[int(rng.integers(4))]
+            t = _dna(rng, f"t{i}", 0, t.text[:50] + "".join(s) + t.text[50:])
+        pairs.append((q, t))
+    pairs += [(_dna(rng, "n", 0, "N" * 40), _dna(rng, "n2", 0, "N" * 40)),
+              (_dna(rng, "a", 0, "A"), _dna(rng, "a2", 0, "A")),
+              (_dna(rng, "a", 0, "A"), _dna(rng, "c", 0, "C")),
+              (_dna(rng, "x", 0, "ACGT" * 30), _dna(rng, "y", 0, "TTTT" + "ACGT" * 10 + "GG" + "ACGT" * 19))]
+    _same(pairs, scoring)
+
+
+def test_identical_sequences_past_16_bits():
+    rng = np.random.default_rng(9)
+    s = _dna(rng, "s", 1500)
+    big = Scoring.build("dna", match=40, mismatch=-60, gap_open=80, gap_extend=10)  # 60,000 > 32767
+    _same([(s, s), (s, _dna(rng, "u", 0, s.text[100:1400]))], big)
+
+
+def test_boxes_over_the_budget_go_to_the_cpu():
+    rng = np.random.default_rng(2)
+    a = _dna(rng, "a", 700)
+    pairs = [(a, _dna(rng, "b", 0, a.text[::-1][:50] + a.text + "ACGT")), (a, _dna(rng, "c", 300))]
+    _same(pairs, Scoring.default("dna"), base_cells=10_000)
+
+
+def test_batches_split_by_cells():
+    rng = np.random.default_rng(4)
+    pairs = [(_dna(rng, f"q{i}", 120), _dna(rng, f"t{i}", 150)) for i in range(50)]
+    _same(pairs, Scoring.default("dna"), batch_cells=20_000)
+
+
+def test_protein_hits(shared_data):
+    seqs = read_sequences(shared_data / "protein" / "uniprot_sprot12071.fasta.gz", "protein")[:120]
+    pairs = [(seqs[i], seqs[j]) for i in range(0, 120, 12) for j in range(0, 120, 7)]
+    for scoring in (Scoring.default("protein"), Scoring.build("protein", matrix="BLOSUM50", gap_open=10,
+                                                               gap_extend=2)):
+        _same(pairs, scoring)
+
+
+def test_gasal2_pairs(shared_data):
+    reads = shared_data / "reads"
+    qs = read_sequences(reads / "gasal2_pairs_query.fasta.gz", "dna")[:3000]
+    ts = read_sequences(reads / "gasal2_pairs_target.fasta.gz", "dna")[:3000]
+    _same(list(zip(qs, ts)), Scoring.default("dna"))
