@@ -16,38 +16,43 @@ The public API is a few nouns:
 (13, '4=1X4=')
 """
 
-from ._version import __version__
-from .align.alignment import Alignment
-from .exceptions import EngineError, InputError, ScoringError, SwgpuError
-from .io.alphabet import DNA, PROTEIN, Alphabet
-from .io.database import Database
-from .io.readers import iter_sequences, read_sequences
-from .io.sequence import Sequence
-from .io.writers import AlignmentWriter, OutputFile
-from .scoring import ScoreMatrix, Scoring
-from .workloads.align import Aligner
-from .workloads.screen import Screener
-from .workloads.search import Searcher
+import importlib
 
-__all__ = [
-    "__version__",
-    "Alignment",
-    "Aligner",
-    "AlignmentWriter",
-    "Alphabet",
-    "DNA",
-    "PROTEIN",
-    "Database",
-    "EngineError",
-    "InputError",
-    "OutputFile",
-    "ScoringError",
-    "SwgpuError",
-    "ScoreMatrix",
-    "Scoring",
-    "Screener",
-    "Searcher",
-    "Sequence",
-    "read_sequences",
-    "iter_sequences",
-]
+from ._version import __version__
+from .exceptions import EngineError, InputError, ScoringError, SwgpuError
+
+#: Public name -> module; imported on first use, so that ``swgpu --version``,
+#: ``--help`` and the exceptions need neither NumPy nor Numba.
+_PUBLIC = {
+    "Alignment": "swgpu.align.alignment",
+    "DNA": "swgpu.io.alphabet",
+    "PROTEIN": "swgpu.io.alphabet",
+    "Alphabet": "swgpu.io.alphabet",
+    "Database": "swgpu.io.database",
+    "iter_sequences": "swgpu.io.readers",
+    "read_sequences": "swgpu.io.readers",
+    "Sequence": "swgpu.io.sequence",
+    "AlignmentWriter": "swgpu.io.writers",
+    "OutputFile": "swgpu.io.writers",
+    "ScoreMatrix": "swgpu.scoring",
+    "Scoring": "swgpu.scoring",
+    "Aligner": "swgpu.workloads.align",
+    "Screener": "swgpu.workloads.screen",
+    "Searcher": "swgpu.workloads.search",
+}
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'swgpu' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+__all__ = ["__version__", "EngineError", "InputError", "ScoringError", "SwgpuError", *_PUBLIC]

@@ -2,13 +2,24 @@
 search databases and the output writers.
 
 Nothing here knows about scoring or engines; the writers format any object with
-the fields of an alignment (see :mod:`swgpu.io.writers`).
+the fields of an alignment (see :mod:`swgpu.io.writers`). Names are imported on
+first use (the writers need no NumPy).
 """
 
-from .alphabet import DNA, PROTEIN, Alphabet, get_alphabet, guess_alphabet
-from .database import Database
-from .readers import detect_alphabet, iter_sequences, read_sequences
-from .sequence import Sequence
+import importlib
 
-__all__ = ["DNA", "PROTEIN", "Alphabet", "Database", "Sequence", "detect_alphabet", "get_alphabet",
-           "guess_alphabet", "iter_sequences", "read_sequences"]
+_PUBLIC = {
+    "DNA": "alphabet", "PROTEIN": "alphabet", "Alphabet": "alphabet", "get_alphabet": "alphabet",
+    "guess_alphabet": "alphabet", "Database": "database", "detect_alphabet": "readers",
+    "iter_sequences": "readers", "read_sequences": "readers", "Sequence": "sequence",
+}
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'swgpu.io' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+__all__ = sorted(_PUBLIC)

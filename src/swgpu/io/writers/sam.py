@@ -11,7 +11,6 @@ from typing import Iterable
 
 from ..._version import __version__
 from ...exceptions import InputError
-from ..alphabet import reverse_complement
 from .common import finite_or_none
 from .record import AlignmentRecord
 
@@ -74,6 +73,8 @@ def _query_letters(a: AlignmentRecord, query_text) -> str | None:
             param="query_text",
         )
     if a.strand == "-" and not a.empty:
+        from ..alphabet import reverse_complement  # NumPy only when SAM is written
+
         text = reverse_complement(text)
     if not a.empty:
         aligned = a.query_aligned.replace("-", "")
