@@ -20,24 +20,26 @@ import numpy as np
 from ..exceptions import InputError
 from ..io.alphabet import DNA
 
-__all__ = ["N_CODE", "as_code_arrays", "score_bound", "score_bits", "effective_scoring", "chunks_by_shape"]
+__all__ = ["N_CODE", "as_code_arrays", "concat_code_arrays", "score_bound", "score_bits", "effective_scoring",
+           "chunks_by_shape"]
 
 #: The DNA unknown code (``N``), also the padding letter of the bulk kernels.
 N_CODE = DNA.unknown_code
 
 
 def _as_codes(seq, what: str, i: int) -> np.ndarray:
+    param = "queries" if what == "query" else "targets"
     if isinstance(seq, (str, bytes, bytearray)):
         return DNA.encode(seq, record=f"{what} {i}")
     arr = np.asarray(seq)
     if arr.ndim != 1:
-        raise InputError(f"{what} {i}: expected a 1-D code array, got shape {arr.shape}", param=f"{what}s")
+        raise InputError(f"{what} {i}: expected a 1-D code array, got shape {arr.shape}", param=param)
     if arr.size and (arr.dtype.kind not in "ui" or int(arr.min()) < 0 or int(arr.max()) > N_CODE):
         if arr.dtype.kind not in "ui":
             raise InputError(f"{what} {i}: codes must be integers 0..{N_CODE}, got dtype {arr.dtype}",
-                             param=f"{what}s")
+                             param=param)
         raise InputError(f"{what} {i}: DNA codes must be 0..{N_CODE} (A C G T N), "
-                         f"got {int(arr.min())}..{int(arr.max())}", param=f"{what}s")
+                         f"got {int(arr.min())}..{int(arr.max())}", param=param)
     return arr.astype(np.uint8, copy=False)
 
 
@@ -49,6 +51,37 @@ def as_code_arrays(queries, targets) -> tuple[list[np.ndarray], list[np.ndarray]
     qs = [_as_codes(q, "query", i) for i, q in enumerate(queries)]
     ts = [_as_codes(t, "target", i) for i, t in enumerate(targets)]
     return qs, ts
+
+
+def _concat(seqs, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of ``seqs`` end to end and their offsets; validated in one pass
+    over all codes when every item is a 1-D integer array (else item by item)."""
+    sizes = np.fromiter((len(s) for s in seqs), dtype=np.int64, count=len(seqs))
+    off = np.zeros(len(seqs) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    try:
+        cat = np.concatenate(seqs) if len(seqs) else np.zeros(0, np.uint8)
+        fast = cat.ndim == 1 and cat.size == off[-1] and (cat.dtype.kind in "ui" or cat.size == 0)
+    except (ValueError, TypeError):
+        fast = False
+    if not fast:
+        arrs = [_as_codes(s, what, i) for i, s in enumerate(seqs)]
+        return (np.concatenate(arrs) if arrs else np.zeros(0, np.uint8)), off
+    if cat.size and (int(cat.min()) < 0 or int(cat.max()) > N_CODE):
+        bad = int(np.flatnonzero((cat < 0) | (cat > N_CODE))[0])
+        i = int(np.searchsorted(off, bad, side="right")) - 1
+        _as_codes(seqs[i], what, i)  # raises with the sequence's own message
+    return cat.astype(np.uint8, copy=False), off
+
+
+def concat_code_arrays(queries, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Like :func:`as_code_arrays`, for kernels that take all pairs at once:
+    ``(query codes, query offsets, target codes, target offsets)``, each
+    side's sequences end to end."""
+    if len(queries) != len(targets):
+        raise InputError(f"{len(queries)} queries but {len(targets)} targets: pairs need one of each",
+                         param="targets")
+    return _concat(queries, "query") + _concat(targets, "target")
 
 
 def score_bound(mlens, nlens, match: int) -> int:

@@ -1,6 +1,24 @@
 """Alignments of scored pairs, written once for every workload: trace each
-pair on the engine's tracer, check its score against the scoring pass, and
-annotate E-values and bit scores for the pair's search space.
+pair on the engine's tracer (on the strand the job names), check its score
+against the scoring pass, and annotate E-values and bit scores for the pair's
+search space.
+
+Long targets
+------------
+A target longer than :attr:`Traceback.long_target` (a chromosome in a search
+database) is traced on overlapping windows, so memory stays bounded by the
+window instead of growing with the target. Any local alignment that scores
+above 0 spans at most ``span = m + m * max // gap_extend + 1`` target residues
+(``m`` the query length, ``max`` the largest matrix entry: each gap column
+costs at least ``gap_extend``), so windows of ``stride + span - 1`` residues
+every ``stride`` residues each hold every alignment that starts in their
+first ``stride`` residues. The best score is the best window's; the
+alignment is the one of the candidate window whose end comes first in
+row-major order (query end, then target end), which is the end the reference
+rule picks on the whole target; its start, the latest among the optimal
+alignments ending there, lies in that window too. So the result is the same
+alignment as on the whole target. Without gap costs (``gap_extend == 0``) no
+span is bounded and the whole target is traced.
 """
 
 from __future__ import annotations
@@ -12,36 +30,64 @@ from ..align.alignment import Alignment
 from ..engines.base import Tracer
 from ..io.sequence import Sequence
 from ..parallel.executors import Executor
-from ..scoring import Statistics
+from ..scoring import Scoring, Statistics
+from .strands import oriented
 
-__all__ = ["PairJob", "Traceback"]
+__all__ = ["PairJob", "Traceback", "alignment_span"]
 
 
 @dataclass
 class PairJob:
     """One pair to align: ``expected`` is the score of the scoring pass (None:
     nothing to check); ``space`` is ``(query length, database residues,
-    database sequences)`` for the statistics."""
+    database sequences)`` for the statistics. ``query`` is given as read;
+    ``strand`` is ``"+"`` (align it), ``"-"`` (align its reverse complement)
+    or ``"both"`` (the strand scoring higher, ``"+"`` on ties)."""
 
     query: Sequence
     target: Sequence
     expected: int | None
     space: tuple[int, int, int]
     label: str = ""
+    strand: str = "+"
+
+
+def alignment_span(query_length: int, scoring: Scoring) -> int | None:
+    """Most target residues a local alignment of a query of ``query_length``
+    that scores above 0 can span (None when gaps are free to extend)."""
+    if scoring.gap_extend <= 0:
+        return None
+    return query_length + query_length * scoring.matrix.max_score // scoring.gap_extend + 1
+
+
+def _window(target: Sequence, start: int, end: int) -> Sequence:
+    return Sequence(target.name, target.text[start:end], target.codes[start:end], target.alphabet,
+                    target.description)
 
 
 class Traceback:
-    """Aligns :class:`PairJob` s with one tracer and one statistics, on an executor."""
+    """Aligns :class:`PairJob` s with one tracer and one statistics, on an executor.
+
+    ``scoring`` (the tracer's) enables the windowed traceback of long targets.
+    """
+
+    #: Targets longer than this are traced on windows (when ``scoring`` is given).
+    long_target = 1 << 22
+    #: Least stride of those windows (at least 4 spans, so overlaps stay under a quarter).
+    window = 1 << 20
 
     def __init__(self, tracer: Tracer, statistics: Statistics, executor: Executor,
-                 on_done: Callable[[PairJob], None] | None = None):
+                 on_done: Callable[[PairJob], None] | None = None, scoring: Scoring | None = None):
         self.tracer = tracer
         self.statistics = statistics
         self.executor = executor
         self.on_done = on_done
+        self.scoring = scoring
 
     def one(self, job: PairJob) -> Alignment:
-        aln = self.tracer.align(job.query, job.target)
+        query, sign = self._orient(job)
+        aln = self._align(query, job.target)
+        aln.strand = sign
         if job.expected is not None and aln.score != job.expected:
             raise RuntimeError(f"{job.label or job.query.name}: traceback score {aln.score} != "
                                f"scoring pass {job.expected}; this is a bug")
@@ -57,3 +103,47 @@ class Traceback:
     def stream(self, jobs: Iterable[PairJob]) -> Iterator[Alignment]:
         """The same, yielded as they come (bounded look-ahead)."""
         return self.executor.imap(self.one, jobs)
+
+    def _orient(self, job: PairJob) -> tuple[Sequence, str]:
+        if job.strand != "both":
+            return oriented(job.query, job.strand), job.strand
+        minus = job.query.reverse_complement()
+        if self.score(minus, job.target) > self.score(job.query, job.target):
+            return minus, "-"
+        return job.query, "+"
+
+    def _windows(self, query: Sequence, target: Sequence) -> list[tuple[int, int]] | None:
+        """``(start, end)`` of the windows of a long target, or None to use it whole."""
+        n = len(target)
+        span = alignment_span(len(query), self.scoring) if self.scoring is not None else None
+        if span is None or n <= self.long_target:
+            return None
+        stride = max(self.window, 4 * span)
+        if stride + span - 1 >= n:
+            return None
+        starts = list(range(0, n - (stride + span - 1), stride))
+        starts.append(starts[-1] + stride)
+        return [(a, min(n, a + stride + span - 1)) for a in starts]
+
+    def score(self, query: Sequence, target: Sequence) -> int:
+        """The best score of ``query`` (as given) against ``target`` (on windows when it is long)."""
+        windows = self._windows(query, target)
+        if windows is None:
+            return self.tracer.score(query, target)
+        return max(self.executor.map(lambda w: self.tracer.score(query, _window(target, *w)), windows))
+
+    def _align(self, query: Sequence, target: Sequence) -> Alignment:
+        windows = self._windows(query, target)
+        if windows is None:
+            return self.tracer.align(query, target)
+        scores = self.executor.map(lambda w: self.tracer.score(query, _window(target, *w)), windows)
+        best = max(scores)
+        if best <= 0:
+            return Alignment.empty_for(query, target)
+        found = [w for w, s in zip(windows, scores) if s == best]
+        alignments = self.executor.map(lambda w: self.tracer.align(query, _window(target, *w)), found)
+        for (start, _), aln in zip(found, alignments):
+            aln.target_start += start
+            aln.target_end += start
+            aln.target_length = len(target)
+        return min(alignments, key=lambda a: (a.query_end, a.target_end))

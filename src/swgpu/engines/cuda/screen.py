@@ -36,13 +36,15 @@ events on one stream (see :func:`screen_scores_cuda_timed`).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ...exceptions import EngineError
 from ...scoring import Scoring, check_match_mismatch
-from ..bulk import as_code_arrays, effective_scoring, score_bits, score_bound
+from ..bulk import concat_code_arrays, effective_scoring, score_bits, score_bound
 from . import runtime
-from .screen_launch import run_batch, run_group_batch
+from .screen_launch import DevicePairs, run_batch, run_group_batch
 from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_class, roundup
 
 __all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
@@ -84,32 +86,32 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     if group_size not in (None,) + GROUP_SIZES:
         raise EngineError(f"group_size must be one of {GROUP_SIZES}, got {group_size}")
     check_match_mismatch(match, mismatch, gap_open, gap_extend)
-    qs, ts = as_code_arrays(queries, targets)
+    t_host = time.perf_counter()
+    qcat, qoff, tcat, toff = concat_code_arrays(queries, targets)
     cp = runtime.cupy()
-    npairs = len(qs)
+    npairs = qoff.size - 1
     scores = np.zeros(npairs, dtype=np.int32)
     timings = ScreenTimings(kernel=kernel, transpose=transpose if kernel == "bitwise" else "")
     timings.pairs = npairs
     if npairs == 0:
         return scores, timings
     # orient every pair so that the query (register-resident side) is the shorter one
-    qlen = np.array([q.size for q in qs], dtype=np.int64)
-    tlen = np.array([t.size for t in ts], dtype=np.int64)
+    qlen, tlen = np.diff(qoff), np.diff(toff)
     swap = qlen > tlen
-    rows_seq = [t if sw else q for q, t, sw in zip(qs, ts, swap)]
-    cols_seq = [q if sw else t for q, t, sw in zip(qs, ts, swap)]
     mlen = np.minimum(qlen, tlen)
     nlen = np.maximum(qlen, tlen)
     timings.cells = int((qlen * tlen).sum())
 
     live = np.flatnonzero(mlen > 0)  # empty pairs score 0
+    timings.host_ms += (time.perf_counter() - t_host) * 1e3
     if live.size == 0:
         return scores, timings
+    pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings)
     if kernel == "group":
         for idx in group_batches(mlen, nlen, live, max_batch_bytes):
             bnd = score_bound(mlen[idx], nlen[idx], match)
             params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-            scores[idx] = run_group_batch(cp, rows_seq, cols_seq, idx, nlen, int(mlen[idx].max()),
+            scores[idx] = run_group_batch(cp, pairs, idx, nlen, int(mlen[idx].max()),
                                            int(nlen[idx].max()), bnd, params, timings, group_size)
         return scores, timings
     keys = np.array([length_class(a) for a in mlen[live]], dtype=np.int64) << 32
@@ -129,7 +131,7 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
             idx = bucket[c : c + step]
             bnd = score_bound(mlen[idx], nlen[idx], match)
             params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-            scores[idx] = run_batch(cp, kernel, transpose, rows_seq, cols_seq, idx,
+            scores[idx] = run_batch(cp, kernel, transpose, pairs, idx,
                                      int(mlen[idx].max()), int(nlen[idx].max()), bnd, params, timings,
                                      rows_per_lane)
     return scores, timings

@@ -15,10 +15,11 @@ from . import runtime
 from .screen_shapes import (GROUP_PACK4, ScreenTimings, bitwise_rows, group_packed_ok, group_shape, roundup,
                             wordwise_k, wordwise_packed_ok)
 
-__all__ = ["run_batch", "run_group_batch", "KERNEL_FILE", "GROUP_KERNEL_FILE", "BLOCK"]
+__all__ = ["DevicePairs", "run_batch", "run_group_batch", "KERNEL_FILE", "GROUP_KERNEL_FILE", "BLOCK"]
 
 KERNEL_FILE = "bpbc.cu"
 GROUP_KERNEL_FILE = "screen_group.cu"
+PACK_FILE = "screen_pack.cu"
 BLOCK = 128
 
 
@@ -28,25 +29,52 @@ def _pinned(cp, shape, dtype) -> np.ndarray:
     return np.frombuffer(mem, dtype=dtype, count=count).reshape(shape)
 
 
-def _fill(host: np.ndarray, seqs: list, idx: np.ndarray) -> None:
-    """Rows of ``host`` <- sequences ``seqs[idx]``, padded with N; extra rows all N."""
-    width = host.shape[1]
-    for r, i in enumerate(idx):
-        s = seqs[i]
-        row = host[r]
-        row[: s.size] = s
-        if s.size < width:
-            row[s.size :] = N_CODE
-    if idx.size < host.shape[0]:
-        host[idx.size :] = N_CODE
+class DevicePairs:
+    """The codes of every pair on the GPU, uploaded once (each side end to end,
+    through pinned memory); :meth:`pack` writes a batch's padded rows there."""
+
+    def __init__(self, cp, qcat, qoff, tcat, toff, swap, timings: ScreenTimings):
+        self._cp = cp
+        stream = cp.cuda.Stream(non_blocking=True)
+        ev = [cp.cuda.Event(), cp.cuda.Event()]
+        host = [np.ascontiguousarray(x) for x in (qcat, qoff, tcat, toff, swap.astype(np.uint8))]
+        t_host = time.perf_counter()
+        staged = []
+        for x in host:
+            buf = _pinned(cp, (max(x.size, 1),), x.dtype)
+            buf[: x.size] = x
+            staged.append(buf)
+        timings.host_ms += (time.perf_counter() - t_host) * 1e3
+        dev = [cp.empty(b.size, dtype=b.dtype) for b in staged]
+        rt = cp.cuda.runtime
+        with stream:
+            ev[0].record(stream)
+            for d, h in zip(dev, staged):
+                rt.memcpyAsync(d.data.ptr, h.ctypes.data, h.nbytes, rt.memcpyHostToDevice, stream.ptr)
+            ev[1].record(stream)
+        ev[1].synchronize()
+        ms = cp.cuda.get_elapsed_time(ev[0], ev[1])
+        timings.h2d_ms += ms
+        timings.total_ms += ms
+        self.q, self.qoff, self.t, self.toff, self.swap = dev
+        self._pack = runtime.get_module(PACK_FILE).get_function("pk_rows")
+
+    def pack(self, d_idx, nidx: int, rows: int, width: int, nibble: bool, columns: bool, out) -> None:
+        """Rows of pairs ``d_idx`` (``nidx`` of them) into ``out`` (``rows`` x
+        ``width`` codes, two per byte with ``nibble``); ``columns``: the longer
+        side of each pair, else the shorter."""
+        total = rows * (width >> int(nibble))
+        self._pack((max(1, min(-(-total // BLOCK), 65535)),), (BLOCK,),
+                   (self.q, self.qoff, self.t, self.toff, self.swap, d_idx, np.int32(nidx), np.int32(rows),
+                    np.int32(width), np.int32(int(nibble)), np.int32(int(columns)), np.uint32(N_CODE), out))
 
 
 def _grid(threads: int) -> tuple[int]:
     return (max(1, -(-int(threads) // BLOCK)),)
 
 
-def _timed(cp, uploads, phases, out_h, scores_d, timings: ScreenTimings, info: dict, padded_cells: int) -> np.ndarray:
-    """Copy ``uploads`` (device, pinned host) pairs in, run the three
+def _timed(cp, prepare, phases, out_h, scores_d, timings: ScreenTimings, info: dict, padded_cells: int) -> np.ndarray:
+    """Run ``prepare`` (small copies in, packing on the GPU), the three
     ``phases`` (transpose, SW, untranspose; None: nothing) on one stream,
     copy the scores back; six events time the phases into ``timings``."""
     stream = cp.cuda.Stream(non_blocking=True)
@@ -54,8 +82,7 @@ def _timed(cp, uploads, phases, out_h, scores_d, timings: ScreenTimings, info: d
     rt = cp.cuda.runtime
     with stream:
         ev[0].record(stream)
-        for dst, src in uploads:
-            rt.memcpyAsync(dst.data.ptr, src.ctypes.data, src.nbytes, rt.memcpyHostToDevice, stream.ptr)
+        prepare(stream)
         ev[1].record(stream)
         for k, phase in enumerate(phases):
             if phase is not None:
@@ -120,7 +147,25 @@ def _wordwise_phases(cp, mod, td, qd, scores_d, npairs, K, packed, m_pad, n_pad,
     return nstrips, (interleave, score, None)
 
 
-def run_batch(cp, kernel, transpose, qs, ts, idx, m_max, n_max, bound, params, timings: ScreenTimings,
+def _prepare(cp, pairs: DevicePairs, idx: np.ndarray, rows: int, sides, extra=()):
+    """The copy phase of a batch: the pair indices (and ``extra`` (device,
+    host) arrays) in, then the rows of each side packed on the GPU;
+    ``sides`` = ((out, width, nibble, columns), ...)."""
+    h_idx = _pinned(cp, (max(idx.size, 1),), np.int64)
+    h_idx[: idx.size] = idx
+    d_idx = cp.empty(h_idx.size, dtype=np.int64)
+
+    def run(stream):
+        rt = cp.cuda.runtime
+        for d, h in ((d_idx, h_idx),) + tuple(extra):
+            rt.memcpyAsync(d.data.ptr, h.ctypes.data, h.nbytes, rt.memcpyHostToDevice, stream.ptr)
+        for out, width, nibble, columns in sides:
+            pairs.pack(d_idx, int(idx.size), rows, width, nibble, columns, out)
+
+    return run
+
+
+def run_batch(cp, kernel, transpose, pairs: DevicePairs, idx, m_max, n_max, bound, params, timings: ScreenTimings,
               rows_per_lane: int | None = None) -> np.ndarray:
     """Scores of pairs ``idx`` on the bit-sliced or word-wise kernel; all share
     (m_pad, n_pad) and the scoring constants."""
@@ -158,17 +203,14 @@ def run_batch(cp, kernel, transpose, qs, ts, idx, m_max, n_max, bound, params, t
         nstrips, phases = _wordwise_phases(cp, mod, td, qd, scores_d, npairs, K, packed, m_pad, n_pad, sw)
     info["strips"] = nstrips
     t_host = time.perf_counter()
-    qh = _pinned(cp, (rows, m_pad), np.uint8)
-    th = _pinned(cp, (rows, n_pad), np.uint8)
-    _fill(qh, qs, idx)
-    _fill(th, ts, idx)
+    prepare = _prepare(cp, pairs, idx, rows, ((qd, m_pad, False, False), (td, n_pad, False, True)))
     out_h = _pinned(cp, (rows,), np.int32)
     timings.host_ms += (time.perf_counter() - t_host) * 1e3
-    _timed(cp, [(qd, qh), (td, th)], phases, out_h, scores_d, timings, info, rows * m_pad * n_pad)
+    _timed(cp, prepare, phases, out_h, scores_d, timings, info, rows * m_pad * n_pad)
     return np.array(out_h[:npairs], dtype=np.int32)
 
 
-def run_group_batch(cp, qs, ts, idx, nlen, m_max, n_max, bound, params, timings: ScreenTimings,
+def run_group_batch(cp, pairs: DevicePairs, idx, nlen, m_max, n_max, bound, params, timings: ScreenTimings,
                     group_size: int | None = None) -> np.ndarray:
     """One launch of the group kernel; ``idx`` sorted by target length, so pairs
     ``2g`` and ``2g + 1`` (group ``g``) have similar targets."""
@@ -196,19 +238,12 @@ def run_group_batch(cp, qs, ts, idx, nlen, m_max, n_max, bound, params, timings:
     scratch = cp.empty((ngroups * n_pad * (2 if packed else 4) if passes > 1 else 1,), dtype=cp.uint32)
 
     t_host = time.perf_counter()
-    qh = _pinned(cp, (rows, m_pad // div), np.uint8)
-    th = _pinned(cp, (rows, n_pad // div), np.uint8)
-    for host, seqs, width in ((qh, qs, m_pad), (th, ts, n_pad)):
-        if pack4:  # two codes per byte, low nibble first
-            tmp = np.empty((rows, width), dtype=np.uint8)
-            _fill(tmp, seqs, idx)
-            np.bitwise_or(tmp[:, 0::2], tmp[:, 1::2] << 4, out=host)
-        else:
-            _fill(host, seqs, idx)
     lh = _pinned(cp, (ngroups,), np.int32)
     nl = np.zeros(rows, dtype=np.int32)
     nl[:npairs] = nlen[idx]
     lh[:] = nl.reshape(ngroups, 2).max(axis=1)
+    prepare = _prepare(cp, pairs, idx, rows, ((qd, m_pad, pack4, False), (td, n_pad, pack4, True)),
+                       extra=((lend, lh),))
     out_h = _pinned(cp, (rows,), np.int32)
     timings.host_ms += (time.perf_counter() - t_host) * 1e3
 
@@ -217,6 +252,5 @@ def run_group_batch(cp, qs, ts, idx, nlen, m_max, n_max, bound, params, timings:
     def score():
         sw(_grid(ngroups * G), (BLOCK,), (qd, td, lend, scores_d, scratch, i32(ngroups), i32(m_pad), i32(n_pad)))
 
-    _timed(cp, [(qd, qh), (td, th), (lend, lh)], (None, score, None), out_h, scores_d, timings, info,
-           rows * m_pad * n_pad)
+    _timed(cp, prepare, (None, score, None), out_h, scores_d, timings, info, rows * m_pad * n_pad)
     return np.array(out_h[:npairs], dtype=np.int32)
