@@ -47,7 +47,7 @@ def main():
     genome = next(swgpu.iter_sequences(shared_data() / "dna" / "ecoli_K12_MG1655.fasta.gz", "dna")).text
     a = swgpu.Sequence.from_text("ecoli_2000000", genome[2_000_000:2_000_000 + n], "dna")
     b = swgpu.Sequence.from_text("ecoli_2020000_mutated", _mutate(genome[2_000_000 + n // 5:2_000_000 + n // 5 + n]), "dna")
-    aligner = swgpu.Aligner(swgpu.Scoring.default("dna"), device="cpu")
+    aligner = swgpu.Aligner(swgpu.Scoring.default("dna"), device="cpu", strand="plus")
     aligner.align(swgpu.Sequence.from_text("w", "ACGTACGT"), swgpu.Sequence.from_text("w", "ACGTTACGT"))  # compile
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0 = time.perf_counter()

@@ -367,3 +367,75 @@ def test_shared_p02232_in_classic_queries(shared_data):
     match = [s for name, s in seqs.items() if "P02232" in name]
     assert match, "P02232 is one of the classic queries"
     assert match[0].text == bundled.text
+
+
+# ------------------------------------------------------------- headers: whitespace and encodings
+
+
+@pytest.mark.parametrize("space", [" ", "\t", "\u00a0", "\u2009", "\u3000", "\x0b", "\x0c"],
+                         ids=["space", "tab", "nbsp", "thin", "ideographic", "vt", "ff"])
+def test_the_name_ends_at_any_whitespace(tmp_path, space):
+    f = _write(tmp_path / "w.fasta", f">id1{space}first words\tmore words \n ACGT\n".encode())
+    s = read_sequences(f)[0]
+    assert (s.name, s.description, s.text) == ("id1", "first words\tmore words", "ACGT")
+
+
+def test_tab_in_a_fastq_header(tmp_path):
+    s = read_sequences(_write(tmp_path / "r.fastq", "@r1\tread one\nACGT\n+\nIIII\n"))[0]
+    assert (s.name, s.description) == ("r1", "read one")
+
+
+def test_header_starting_with_a_tab_has_no_name(tmp_path):
+    with pytest.raises(InputError, match="record 1 has no name"):
+        read_sequences(_write(tmp_path / "n.fasta", ">\tx\nACGT\n"))
+
+
+@pytest.mark.parametrize("suffix, record", [(".fasta", ">{h}\nACGT\n"), (".fastq", "@{h}\nACGT\n+\nIIII\n")])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "latin-1"])
+def test_non_ascii_headers(tmp_path, suffix, record, encoding):
+    data = record.format(h="café déjà-vu").encode(encoding)
+    s = read_sequences(_write(tmp_path / ("h" + suffix), data))[0]
+    assert (s.name, s.description, s.text) == ("café", "déjà-vu", "ACGT")
+
+
+def test_utf8_bom_before_blank_lines_and_crlf(tmp_path):
+    s = read_sequences(_write(tmp_path / "b.fa", b"\xef\xbb\xbf\r\n>a x\r\nAC\r\nGT\r\n"))[0]
+    assert (s.name, s.description, s.text) == ("a", "x", "ACGT")
+
+
+@pytest.mark.parametrize("data", [b">a\x00b\nACGT\n", b">a\nAC\x01GT\n", ">a\nACGT\n".encode("utf-16"),
+                                  b"@r\nACGT\n+\nII\x00I\n"], ids=["nul_header", "control_letters", "utf16", "fastq"])
+def test_control_characters_are_binary_data(tmp_path, data):
+    with pytest.raises(InputError, match="binary data") as info:
+        read_sequences(_write(tmp_path / "x.fa", data))
+    assert "x.fa" in str(info.value)
+
+
+def test_gold_16s_headers_have_tabs(shared_data):
+    from itertools import islice
+
+    seqs = list(islice(iter_sequences(shared_data / "rna" / "rRNA16S_gold.fasta.gz"), 30))
+    assert all(s.name.isdigit() for s in seqs)  # '7000004128189528<TAB>Acidothermus ...'
+    assert all("16s_rRNA" in s.description and not s.description[0].isspace() for s in seqs)
+
+
+def test_gold_16s_search_gives_clean_blast6_and_sam(run_cli, shared_data, tmp_path):
+    import re
+    from itertools import islice
+
+    with gzip.open(shared_data / "rna" / "rRNA16S_gold.fasta.gz", "rt") as fh:
+        head = "".join(islice(fh, 200))
+    records = head.split("\n>")[:3]  # the first three records
+    assert len(records) == 3 and "\t" in records[0].splitlines()[0]
+    _write(tmp_path / "gold3.fa", "\n>".join(records) + "\n")
+    _write(tmp_path / "q.fa", records[0] + "\n")
+    assert run_cli(["makedb", "gold3.fa", "gold3.swdb"], tmp_path)[0] == 0
+    code, out, _ = run_cli(["search", "-q", "q.fa", "-d", "gold3.swdb", "-f", "blast6"], tmp_path)
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert code == 0 and rows and len({len(r) for r in rows}) == 1
+    assert all(r[0].isdigit() and r[1].isdigit() for r in rows)
+    code, out, _ = run_cli(["search", "-q", "q.fa", "-d", "gold3.swdb", "-f", "sam"], tmp_path)
+    body = [line.split("\t") for line in out.splitlines() if not line.startswith("@")]
+    assert code == 0 and body
+    qname = re.compile(r"[!-?A-~]{1,254}")  # the SAM specification's QNAME
+    assert all(qname.fullmatch(r[0]) and r[2].isdigit() for r in body)

@@ -13,6 +13,7 @@ from swgpu.align.alignment import Alignment
 from swgpu.exceptions import InputError
 from swgpu.scoring import Scoring
 from swgpu.io.sequence import Sequence
+from swgpu.io.writers.blast6 import COLUMNS, STD_COLUMNS
 from swgpu.io.writers import (
     BLAST6_COLUMNS,
     FORMATS,
@@ -103,6 +104,59 @@ def test_blast6_header_and_empty(plus, tmp_path):
     assert len(lines) == 2
     assert lines[0].startswith("#") and "qseqid" in lines[0] and "cigar" in lines[0]
     assert lines[1] == format_blast6(a)
+
+
+def test_blast6_columns_by_name(plus, minus):
+    _, _, a = plus
+    a.evalue, a.bitscore = 2.3e-5, 15.04
+    full = dict(zip(BLAST6_COLUMNS, format_blast6(a).split("\t")))
+    for spec in ("sseqid evalue score cigar", "sseqid,evalue,score,cigar", "6 sseqid, evalue score,cigar",
+                 ["sseqid", "evalue", "score", "cigar"]):
+        assert format_blast6(a, spec).split("\t") == [full["sseqid"], full["evalue"], full["score"], full["cigar"]]
+    assert format_blast6(a, "6") == format_blast6(a, STD_COLUMNS) == "\t".join(format_blast6(a).split("\t")[:12])
+    assert format_blast6(a, "std qlen").split("\t")[12] == "11"
+    # 8 query letters of 11; 7 identical columns, 7 positive, 1 gap column
+    assert format_blast6(a, "qcovs qcovhsp nident positive ppos gaps strand sstrand").split("\t") == [
+        "73", "73", "7", "7", "87.500", "1", "+", "plus"]
+    assert format_blast6(minus[2], "qcovs strand sstrand sstart send").split("\t") == ["67", "-", "minus", "9", "2"]
+
+
+def test_blast6_stitle(plus):
+    _, t, a = plus
+    assert format_blast6(a, "stitle") == "t1"                       # no description: the ID alone
+    assert format_blast6(a, "stitle", {"t1": "a DNA target"}) == "t1 a DNA target"
+    assert format_blast6(a, "stitle", {"other": "x"}) == "t1"
+
+
+def test_writer_columns_and_header(plus, tmp_path):
+    q, t, a = plus
+    out = tmp_path / "hits.tsv"
+    described = Sequence.from_text("t1", t.text, description="from the target")
+    with AlignmentWriter(out, "blast6", header=True, columns="qseqid stitle score", targets=[described]) as w:
+        w.write(a)
+    assert _lines(out.read_text()) == ["# Fields: qseqid, stitle, score", "q1\tt1 from the target\t9"]
+    with AlignmentWriter(out, "blast6", columns=["stitle"], descriptions={"t1": "given"},
+                         targets=[described]) as w:
+        w.write(a)
+    assert out.read_text() == "t1 given\n"
+    with AlignmentWriter(out, "blast6") as w:
+        assert w.columns == BLAST6_COLUMNS
+        w.write(a)
+    assert out.read_text() == format_blast6(a) + "\n"
+
+
+@pytest.mark.parametrize("fmt, columns, words", [
+    ("blast6", "qseqid bits", ["unknown column 'bits'", "qseqid", "stitle", "qcovs", "std"]),
+    ("blast6", "7 qseqid", ["format 6", "not 7"]),
+    ("blast6", " , ", ["no column"]),
+    ("sam", "qseqid", ["blast6"]),
+])
+def test_writer_bad_columns(fmt, columns, words):
+    with pytest.raises(InputError) as info:
+        AlignmentWriter(None, fmt, columns=columns, targets=[])
+    assert info.value.param == "columns"
+    assert all(w in info.value.message for w in words), info.value.message
+    assert set(COLUMNS) >= set(BLAST6_COLUMNS)
 
 
 def test_blast6_rejects_empty_line():
@@ -250,11 +304,13 @@ def test_pairwise_blocks_and_positions():
     text = format_pairwise(a)
     body = [line for line in _lines(text) if line and not line.startswith("#")]
     assert len(body) == 6  # two blocks of 60 columns
-    assert body[0] == "a_very_long_q      1 " + "ACGT" * 15 + "     60"
-    assert body[3].startswith("a_very_long_q     61 ") and body[3].endswith("    120")
-    assert body[5] == "t                 61 " + "ACGT" * 15 + "    120"
-    # the aligned text starts in the same column on every line
-    assert {line.index("ACGT") for line in (body[0], body[2], body[3], body[5])} == {21}
+    # the whole name (EMBOSS pads to 13 characters but never cuts); the columns move right to fit it
+    assert body[0] == "a_very_long_query_name      1 " + "ACGT" * 15 + "     60"
+    assert body[3].startswith("a_very_long_query_name     61 ") and body[3].endswith("    120")
+    assert body[5] == "t                          61 " + "ACGT" * 15 + "    120"
+    # the aligned text starts in the same column on every line, the match line included
+    assert {line.index("ACGT") for line in (body[0], body[2], body[3], body[5])} == {30}
+    assert body[1] == " " * 30 + "|" * 60
     after_header = text.split("#=======================================\n")[-1]
     assert after_header.count("\n\n") == 2 and text.endswith("\n\n")  # a blank line after each block
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..exceptions import InputError
+from .checks import gap_penalty, positive_int
 from .options import Parser, finish, gpu_ids
 
 __all__ = ["add_parser", "run"]
@@ -22,10 +23,10 @@ def _add_search(bsub) -> None:
     b.add_argument("-d", "--db", help="database FASTA or .swdb")
     b.add_argument("--random-db", help="instead of -d: COUNTxLENGTH random proteins, e.g. 1000000x256")
     b.add_argument("--matrix", default="BLOSUM62")
-    b.add_argument("--gap-open", type=int, default=11)
-    b.add_argument("--gap-extend", type=int, default=1)
-    b.add_argument("--top", type=int, default=10)
-    b.add_argument("--repeats", type=int, default=3)
+    b.add_argument("--gap-open", type=gap_penalty(1), default=11)
+    b.add_argument("--gap-extend", type=gap_penalty(0), default=1)
+    b.add_argument("--top", type=positive_int, default=10, help="hits aligned per query, >= 1 (default 10)")
+    b.add_argument("--repeats", type=positive_int, default=3, help="timings of each measurement, >= 1 (default 3)")
     b.add_argument("--label", default="search", help="name of the JSON/PNG files")
     b.add_argument("--out", default="bench-out", help="folder for JSON and PNG (default bench-out)")
     b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
@@ -35,8 +36,8 @@ def _add_search(bsub) -> None:
 
 def _add_screen(bsub) -> None:
     b = bsub.add_parser("screen", help="per-phase times and GCUPS of bulk pair screening")
-    b.add_argument("--pairs", type=int, default=32768)
-    b.add_argument("-m", type=int, default=128, help="query length (default 128)")
+    b.add_argument("--pairs", type=positive_int, default=32768, help="number of pairs, >= 1 (default 32768)")
+    b.add_argument("-m", type=positive_int, default=128, help="query length, >= 1 (default 128)")
     b.add_argument("-n", default="1024,2048,4096,8192,16384,32768,65536", help="target lengths, comma-separated")
     b.add_argument("--scoring", choices=["linear", "affine"], default="linear",
                    help="linear: match 2, mismatch -1, gap 1 (the seed); affine: 2/-3, open 5, extend 2")
@@ -63,7 +64,9 @@ def run_search(args) -> int:
         try:
             count, length = (int(x) for x in args.random_db.lower().split("x"))
         except ValueError:
-            raise InputError(f"--random-db {args.random_db!r}: write COUNTxLENGTH, e.g. 1000000x256") from None
+            count = length = 0
+        if count < 1 or length < 1:
+            raise InputError(f"--random-db {args.random_db!r}: write COUNTxLENGTH, both >= 1, e.g. 1000000x256")
         random_db = (count, length)
     bench_search(args.query, args.db, random_db=random_db, device=args.device, matrix=args.matrix,
                  gap_open=args.gap_open, gap_extend=args.gap_extend, top=args.top, repeats=args.repeats,
@@ -75,9 +78,11 @@ def run_screen(args) -> int:
     from ..workloads.bench import bench_screen
 
     try:
-        ns = [int(x) for x in args.n.split(",") if x]
+        ns = [int(x) for x in args.n.split(",") if x.strip()]
     except ValueError:
-        raise InputError(f"-n {args.n!r}: give lengths such as 1024,2048") from None
+        ns = []
+    if not ns or min(ns) < 1:
+        raise InputError(f"-n {args.n!r}: give lengths >= 1 such as 1024,2048")
     kernels = [k for k in args.kernels.split(",") if k]
     bad = [k for k in kernels if k not in ("bitwise", "wordwise", "group")]
     if bad:

@@ -7,15 +7,16 @@ import shlex
 import sys
 from importlib import resources
 
-from .options import add_device, add_output, finish
+from .options import add_device, add_output, add_quiet, finish, resolve_output
 
 __all__ = ["add_parser", "run", "example_path"]
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("demo", help="run `search` on the small example shipped with swgpu")
-    add_output(p, "pairwise")
+    add_output(p, "pairwise", columns=False)
     add_device(p)
+    add_quiet(p)
     finish(p, run)
 
     p = subparsers.add_parser("info", help="show version, engines and GPUs")
@@ -35,12 +36,15 @@ def example_path(name: str) -> str:
 def run_demo(args) -> int:
     from .main import build_parser
 
+    resolve_output(args)
     q, t = example_path("queries.fasta"), example_path("targets.fasta")
     argv = ["search", "-q", q, "-d", t, "--top", "3", "--format", args.format, "--device", args.device]
     if args.output:
         argv += ["-o", args.output]
     if args.threads:
         argv += ["--threads", str(args.threads)]
+    if args.quiet:
+        argv += ["--quiet"]
     print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
     ns = build_parser().parse_args(argv)
     ns.argv = argv

@@ -6,20 +6,31 @@ argparse words it (``swgpu align: ... (see swgpu align --help)``), any other
 (:attr:`SwgpuError.param <swgpu.exceptions.SwgpuError.param>`) names the flag of
 that parameter in the command being run (``gap_open`` → ``--gap-open``), or
 the parameter itself when the command has no flag for it.
+
+A warning (``warnings.warn``, e.g. duplicate IDs in a database) is one line
+``swgpu: warning: ...``. SIGTERM and SIGHUP stop a command as Ctrl-C (SIGINT)
+does: outputs being written are removed (their temporary files deleted), one
+line is printed and the exit status is 128 + the signal's number (143, 129;
+130 for SIGINT), as a shell reports a process killed by it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
+import time
+import warnings
 
 from .. import __version__
 from ..exceptions import InputError, SwgpuError
+from ..io.writers.output import abort_pending
 from . import align, bench, info, makedb, screen, search
 from .options import Parser, UsageError
 
-__all__ = ["main", "build_parser", "error_message"]
+__all__ = ["main", "build_parser", "error_message", "Terminated"]
 
 # in the order of `swgpu --help`; info adds `demo` and `info`
 COMMANDS = (align, search, screen, makedb, bench, info)
@@ -51,6 +62,89 @@ def _set_threads(args) -> None:
         numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
 
 
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread by SIGTERM or SIGHUP, so that every ``with
+    OutputFile(...)`` aborts as it does on Ctrl-C."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class _Termination:
+    """SIGTERM and SIGHUP as Ctrl-C: between :meth:`install` and :meth:`restore`
+    they raise :class:`Terminated` in the main thread inside the ``with`` block
+    (one that came before it raises on entering it), and do nothing once the
+    block has ended, so that clean-up is not interrupted.
+
+    Python drops an exception raised inside a ``__del__`` (Numba's compiler
+    runs many); so once a signal has come, it is sent again to the main thread
+    every half second until the block has ended. A signal ignored at
+    :meth:`install` (``nohup``) stays ignored. Outside the main thread nothing
+    is changed.
+    """
+
+    RESEND_S = 0.5
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.armed = False
+        self.done = False
+        self._lock = threading.Lock()
+        self._previous: dict = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            old = signal.getsignal(signum)
+            if old is not signal.SIG_IGN:
+                self._previous[signum] = old
+                signal.signal(signum, self._handler)
+
+    def restore(self) -> None:
+        self.done = True
+        for signum, old in self._previous.items():
+            signal.signal(signum, signal.SIG_DFL if old is None else old)
+        self._previous.clear()
+
+    def __enter__(self) -> "_Termination":
+        self.armed = True
+        if self.signum is not None:
+            raise Terminated(self.signum)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done = True  # first: a signal while waiting for the lock must find the handler inert
+        with self._lock:  # a resend under way has been sent
+            pass
+
+    def _handler(self, signum, frame) -> None:
+        if self.done:
+            return
+        if self.signum is None:
+            self.signum = signum
+            threading.Thread(target=self._resend, name="swgpu-signal-resend", daemon=True).start()
+        if self.armed:
+            raise Terminated(self.signum)
+
+    def _resend(self) -> None:
+        main_thread = threading.main_thread().ident
+        while True:
+            time.sleep(self.RESEND_S)
+            with self._lock:
+                if self.done:
+                    return
+                signal.pthread_kill(main_thread, self.signum)  # type: ignore[arg-type]
+
+
+def _print_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` of the command line: one line, ``swgpu: warning: ...``."""
+    text = " ".join(str(message).split())
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    print(f"swgpu: warning: {kind}{text}", file=sys.stderr if file is None else file)
+
+
 def _run(parser: Parser, args) -> int:
     _set_threads(args)
     if not getattr(args, "func", None):
@@ -61,12 +155,23 @@ def _run(parser: Parser, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    termination = _Termination()
+    termination.install()
+    try:
+        return _main(argv, termination)
+    finally:
+        termination.restore()
+
+
+def _main(argv: list[str], termination: _Termination) -> int:
     parser = build_parser()
     args = None
     try:
-        args = parser.parse_args(argv)
-        args.argv = argv
-        return _run(parser, args)
+        with termination, warnings.catch_warnings():
+            warnings.showwarning = _print_warning
+            args = parser.parse_args(argv)
+            args.argv = argv
+            return _run(parser, args)
     except UsageError as exc:
         print(str(exc), file=sys.stderr)
         return 2
@@ -82,7 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
         print(f"swgpu: error: {where}{detail}", file=sys.stderr)
         return 2
+    except Terminated as exc:
+        abort_pending()
+        print(f"swgpu: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
+        abort_pending()
         print("swgpu: interrupted", file=sys.stderr)
         return 130
 

@@ -1,4 +1,10 @@
-"""``swgpu makedb``: encode a FASTA file into a memory-mappable database for ``search``."""
+"""``swgpu makedb``: encode a FASTA file into a memory-mappable database for ``search``.
+
+The file keeps each record's ID and description and checks itself when opened
+(format, size, checksums: see :mod:`swgpu.io.database`). IDs given more than
+once are kept as they are, with one warning line
+(``swgpu: warning: DB.fasta: N duplicate IDs, first 'X' ...``).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("makedb", help="encode a FASTA file into a memory-mappable database for `search`")
     p.add_argument("fasta", help="FASTA/FASTQ file (plain or compressed)")
-    p.add_argument("out", help="database file to write (e.g. db.swdb)")
+    p.add_argument("out", help="database file to write (e.g. db.swdb); IDs and descriptions are kept")
     p.add_argument("--alphabet", choices=["dna", "rna", "protein"], help="sequence type (default: guessed)")
     finish(p, run)
 

@@ -1,24 +1,34 @@
 """What the commands share: the parser class, option groups (scoring, output,
-engine), the library-parameter → flag table of a command, the progress bar and
-writing alignments."""
+engine), the library-parameter → flag table of a command, the scoring and
+output format of the options, and writing alignments. The checked number
+types of the options are in :mod:`.checks`, the progress bar and summary line
+in :mod:`.progress`."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
-import sys
 
 from ..exceptions import InputError
+from .checks import gap_penalty, non_positive_int, positive_int
 
-__all__ = ["Parser", "UsageError", "add_scoring", "add_output", "add_device", "finish", "param_flags",
-           "gpu_ids", "scoring_from", "progress", "program_line", "write_alignments"]
+__all__ = ["Parser", "UsageError", "add_scoring", "add_output", "add_device", "add_quiet", "finish", "param_flags",
+           "gpu_ids", "scoring_from", "check_scoring", "resolve_output", "format_from_name", "program_line",
+           "write_alignments"]
 
 # Library parameter names that are not the ``dest`` of the option they come from.
 PARAM_ALIASES = {
     "database": "db", "db_path": "db",
     "queries": "query", "queries_path": "query", "query_path": "query",
     "targets": "target", "target_path": "target",
+    "outfmt": "columns",
 }
+
+#: Output format by file extension (after a ``.gz``/``.bz2``/``.xz``); others: the command's default.
+EXTENSION_FORMATS = {".sam": "sam", ".json": "json", ".jsonl": "json",
+                     ".tsv": "blast6", ".blast6": "blast6", ".m8": "blast6"}
+_COMPRESSED = (".gz", ".bz2", ".xz")
 
 
 class UsageError(Exception):
@@ -26,37 +36,92 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error on one line (exit 2)."""
+    """argparse that reports a usage error on one line (exit 2), naming the
+    (sub)command whose options were wrong and pointing to its ``--help``."""
 
     def error(self, message: str):  # noqa: D401
-        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
+    def parse_known_args(self, args=None, namespace=None):
+        # a subcommand parser is called with parse_known_args by its parent: refuse
+        # unknown options here, so that the message names this command, not `swgpu`;
+        # and before a missing required option (`swgpu search --bogus`)
+        try:
+            namespace, extras = super().parse_known_args(args, namespace)
+        except UsageError:
+            if self._unknown(args):
+                self.error(f"unrecognized arguments: {' '.join(self._unknown(args))}")
+            raise
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def _unknown(self, args) -> list[str]:
+        """The arguments argparse leaves over once no argument is required."""
+        required = [(a, a.nargs) for a in self._actions if a.required and (a.option_strings or a.nargs is None)]
+        if not required:
+            return []
+        for a, nargs in required:
+            a.required, a.nargs = False, nargs if a.option_strings else "?"
+        try:
+            return super().parse_known_args(args, None)[1]
+        except UsageError:
+            return []
+        finally:
+            for a, nargs in required:
+                a.required, a.nargs = True, nargs
+
+
+# ------------------------------------------------------------------ option groups
 
 def add_scoring(p: argparse.ArgumentParser, guessed_from: str = "the query file") -> None:
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
     g.add_argument("--alphabet", choices=["dna", "rna", "protein"], help=f"sequence type (default: guessed from {guessed_from})")
-    g.add_argument("--matrix", help="substitution matrix: BLOSUM45/50/62/80/90, PAM30/70/250, NUC.4.4 or an NCBI-format file (protein default BLOSUM62)")
-    g.add_argument("--match", type=int, help="match score for match/mismatch scoring (DNA default 2)")
-    g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (DNA default -3)")
-    g.add_argument("--gap-open", type=int, help="cost of a gap's first residue (protein 11, DNA 5)")
-    g.add_argument("--gap-extend", type=int, help="cost of each further gap residue (protein 1, DNA 2)")
+    g.add_argument("--matrix", help="substitution matrix: BLOSUM45/50/62/80/90, PAM30/70/250, NUC.4.4 or an "
+                                    "NCBI-format file (protein default BLOSUM62); none: --match/--mismatch scoring")
+    g.add_argument("--match", type=positive_int, help="match score, >= 1, given with --mismatch (DNA default 2)")
+    g.add_argument("--mismatch", type=non_positive_int, help="mismatch score, <= 0, given with --match (DNA default -3)")
+    g.add_argument("--gap-open", type=gap_penalty(1), help="cost of a gap's first residue, >= 1 (protein 11, DNA 5)")
+    g.add_argument("--gap-extend", type=gap_penalty(0),
+                   help="cost of each further gap residue, 0 to --gap-open (protein 1, DNA 2)")
 
 
-def add_output(p: argparse.ArgumentParser, default: str) -> None:
+def add_output(p: argparse.ArgumentParser, default: str, columns: bool = True) -> None:
+    """``-f``, ``-o`` and (with ``columns``) ``--outfmt``; ``default`` is the
+    format when neither ``-f`` nor ``-o``'s extension says (:func:`resolve_output`)."""
     from ..io.writers import FORMATS
 
-    p.add_argument("--format", "-f", default=default, choices=FORMATS, help=f"output format (default {default})")
-    p.add_argument("-o", "--output", help="output file (default: standard output)")
+    p.add_argument("--format", "-f", choices=FORMATS,
+                   help=f"output format (default: from -o's extension: .sam, .json/.jsonl, .tsv/.blast6/.m8; "
+                        f"else {default})")
+    p.add_argument("-o", "--output", help="output file (default: standard output; .gz/.bz2/.xz: compressed)")
+    if columns:
+        p.add_argument("--outfmt", dest="columns", metavar="COLUMNS",
+                       help="blast6 columns by BLAST's names, space- or comma-separated, e.g. "
+                            "'6 qseqid sseqid evalue stitle' (default: std score qlen slen cigar)")
+    p.set_defaults(default_format=default)
 
 
 def add_device(p: argparse.ArgumentParser, cpu_only: bool = False) -> None:
     if cpu_only:
         p.add_argument("--device", default="auto", choices=["auto", "cpu"],
-                       help="compute engine: pairwise traceback runs on the CPU engine")
+                       help="compute engine (default auto: the CPU)")
     else:
         p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                        help="compute engine (default auto: the GPU when CuPy sees one, else the CPU)")
-    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: all cores)")
+    p.add_argument("--threads", type=positive_int, default=None,
+                   help="CPU threads, >= 1, for the CPU kernels and the tracebacks (default: all cores)")
+
+
+def add_strand(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument("--strand", default=default, choices=["both", "plus", "minus"],
+                   help=f"DNA strands of the query to align: both, plus or minus (default {default}; "
+                        "protein has one strand)")
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar and no summary line on standard error")
 
 
 def param_flags(p: argparse.ArgumentParser) -> dict[str, str]:
@@ -87,20 +152,72 @@ def gpu_ids(text: str) -> list[int] | None:
     return ids
 
 
+# ------------------------------------------------------------------ scoring
+
+def _no_matrix(args) -> bool:
+    return getattr(args, "matrix", None) is not None and args.matrix.strip().lower() == "none"
+
+
+def check_scoring(args) -> None:
+    """Refuse a match/mismatch scoring given in part: ``--match`` and
+    ``--mismatch`` come together, and ``--matrix none`` needs both."""
+    given = [flag for flag, value in (("--match", args.match), ("--mismatch", args.mismatch)) if value is not None]
+    if given and getattr(args, "matrix", None) is not None and not _no_matrix(args):
+        raise InputError(f"give either --matrix or {'/'.join(given)}, not both")
+    if len(given) == 1:
+        other = "--mismatch" if given == ["--match"] else "--match"
+        raise InputError(f"{given[0]} needs {other}: give both (the DNA default is --match 2 --mismatch -3)")
+    if _no_matrix(args) and not given:
+        raise InputError("--matrix none scores by match/mismatch: give --match and --mismatch")
+
+
 def scoring_from(args, alphabet):
+    """The Scoring of the options, for ``alphabet``: proteins are scored by
+    --match/--mismatch only with ``--matrix none`` (never in place of BLOSUM62
+    by accident: those scores have no E-values)."""
+    from ..io.alphabet import PROTEIN, get_alphabet
     from ..scoring import Scoring
 
-    return Scoring.build(alphabet, matrix=args.matrix, match=args.match, mismatch=args.mismatch,
-                         gap_open=args.gap_open, gap_extend=args.gap_extend)
+    check_scoring(args)
+    alphabet = get_alphabet(alphabet)
+    if alphabet is PROTEIN and args.match is not None and args.matrix is None:
+        raise InputError("--match/--mismatch would replace BLOSUM62 for proteins (and give no E-values): "
+                         "add --matrix none to score proteins by match/mismatch, or choose a --matrix")
+    return Scoring.build(alphabet, matrix=None if _no_matrix(args) else args.matrix, match=args.match,
+                         mismatch=args.mismatch, gap_open=args.gap_open, gap_extend=args.gap_extend)
 
 
-def progress(total_cells: int, label: str):
-    """A rich progress bar on a terminal for work expected to take over a second."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+# ------------------------------------------------------------------ output
 
-    enabled = sys.stderr.isatty() and total_cells > 200_000_000
-    return Progress(TextColumn(label), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeRemainingColumn(),
-                    transient=True, disable=not enabled)
+def format_from_name(path: str | None) -> str | None:
+    """The format an output file's name asks for, or None (no name, ``-``, another extension).
+
+    >>> format_from_name("hits.sam"), format_from_name("hits.JSONL.gz"), format_from_name("hits.txt")
+    ('sam', 'json', None)
+    """
+    if not path or path == "-":
+        return None
+    stem, ext = os.path.splitext(os.path.basename(str(path)).lower())
+    if ext in _COMPRESSED:
+        ext = os.path.splitext(stem)[1]
+    return EXTENSION_FORMATS.get(ext)
+
+
+def resolve_output(args) -> None:
+    """Set ``args.format``: ``-f``, else blast6 with ``--outfmt``, else from
+    ``-o``'s extension, else the command's default; and check ``--outfmt``
+    (an error unless the format is blast6). Call before any work is done."""
+    from ..io.writers.blast6 import parse_columns
+
+    columns = getattr(args, "columns", None)
+    named = format_from_name(args.output)
+    fmt = args.format or ("blast6" if columns is not None and named is None else named) or args.default_format
+    if columns is not None:
+        if fmt != "blast6":
+            why = f"-f {fmt}" if args.format else f"-o {args.output}"
+            raise InputError(f"columns apply to blast6 output, not {fmt} ({why})", param="columns")
+        args.columns = parse_columns(columns)
+    args.format = fmt
 
 
 def program_line(args) -> str:
@@ -108,11 +225,13 @@ def program_line(args) -> str:
     return "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
 
 
-def write_alignments(args, scoring, rows, targets=None) -> None:
-    """Write ``(alignment, query_text)`` rows to ``args.output`` in ``args.format``.
+def write_alignments(args, scoring, rows, targets=None, descriptions=None) -> int:
+    """Write ``(alignment, query_text)`` rows to ``args.output`` in ``args.format``
+    (:func:`resolve_output` first); returns how many alignments were written.
 
     ``targets`` (for the SAM header): the targets to list; by default those of
     the rows, in order of first appearance (the rows are then read up front).
+    ``descriptions``: target name -> description, for ``--outfmt stitle``.
     """
     from ..io.writers import AlignmentWriter
 
@@ -123,6 +242,8 @@ def write_alignments(args, scoring, rows, targets=None) -> None:
             seen.setdefault(aln.target, aln.target_length)
         targets = list(seen.items())
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
-                         targets=targets, header=args.format == "pairwise") as writer:
+                         targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
+                         descriptions=descriptions) as writer:
         for aln, query_text in rows:
             writer.write(aln, query_text=query_text)
+    return writer.count

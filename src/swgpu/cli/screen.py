@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ..exceptions import InputError
-from .options import add_device, add_output, finish, write_alignments
+from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
+from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
+                      write_alignments)
+from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
 
@@ -13,20 +16,37 @@ def add_parser(subparsers) -> None:
     p.add_argument("-q", "--query", help="query FASTA/FASTQ (record i pairs with target record i)")
     p.add_argument("-t", "--target", help="target FASTA/FASTQ")
     p.add_argument("--pairs", help="TSV of pairs instead: qseq<TAB>tseq, or qname<TAB>qseq<TAB>tname<TAB>tseq")
-    p.add_argument("--threshold", type=int, default=None,
-                   help="align the pairs scoring at least this and write them in --format "
-                        "(without it: a TSV of query, target, score for every pair; --format does not apply)")
+    p.add_argument("--threshold", type=non_negative_int, default=None,
+                   help="align the pairs scoring at least this (>= 0) and write them in --format "
+                        "(without it: a TSV of query, target, score for every pair, and no -f or --outfmt)")
     p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise", "group"], default="auto",
                    help="bulk kernel: bit-sliced BPBC, word-wise (a pair per thread), group (threads share a pair; "
                         "GPU only), or auto (default: the fastest measured for the batch)")
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
-    g.add_argument("--match", type=int, help="match score (default 2)")
-    g.add_argument("--mismatch", type=int, help="mismatch score, zero or negative (default -3)")
-    g.add_argument("--gap-open", type=int, help="cost of a gap's first base (default 5)")
-    g.add_argument("--gap-extend", type=int, help="cost of each further gap base (default 2)")
+    g.add_argument("--match", type=positive_int, help="match score, >= 1, given with --mismatch (default 2)")
+    g.add_argument("--mismatch", type=non_positive_int, help="mismatch score, <= 0, given with --match (default -3)")
+    g.add_argument("--gap-open", type=gap_penalty(1), help="cost of a gap's first base, >= 1 (default 5)")
+    g.add_argument("--gap-extend", type=gap_penalty(0), help="cost of each further gap base, 0 to --gap-open "
+                                                             "(default 2)")
     add_output(p, "blast6")
     add_device(p)
+    add_strand(p, "plus")
+    add_quiet(p)
     finish(p, run)
+
+
+def _check_table_output(args) -> None:
+    """Without --threshold screen writes its score table: refuse options that ask for alignments."""
+    if args.format is not None:
+        raise InputError(f"-f {args.format} needs --threshold: without it screen writes a table of query, target, "
+                         "score (leave out -f for it)", param="format")
+    if args.columns is not None:
+        raise InputError("needs --threshold: without it screen writes a table of query, target, score",
+                         param="columns")
+    named = format_from_name(args.output)
+    if named not in (None, "blast6"):
+        raise InputError(f"{args.output} names a {named} file, but without --threshold screen writes a table of "
+                         "query, target, score: give --threshold, or a .tsv name", param="output")
 
 
 def _read_pairs(args):
@@ -35,9 +55,9 @@ def _read_pairs(args):
     if args.pairs and (args.query or args.target):
         raise InputError("give either --pairs or -q/-t, not both")
     if args.pairs:
-        return read_pairs(args.pairs)
+        return read_pairs(args.pairs, expect="dna")
     if args.query and args.target:
-        return read_pair_files(args.query, args.target)
+        return read_pair_files(args.query, args.target, expect="dna")
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 
@@ -46,15 +66,28 @@ def run(args) -> int:
     from ..scoring import Scoring
     from ..workloads.screen import Screener
 
+    report = Report("swgpu screen", args.quiet)
+    if args.threshold is None:
+        _check_table_output(args)
+    else:
+        resolve_output(args)
+    check_scoring(args)
     queries, targets = _read_pairs(args)
     scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                             gap_extend=args.gap_extend)
-    screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads)
-    result = screener.screen(queries, targets, args.threshold)
+    screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
+    total = sum(len(q) * len(t) for q, t in zip(queries, targets))
+    with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
+        result = screener.screen(queries, targets, args.threshold)
+    pairs = plural(len(queries), "pair")
     if args.threshold is None:
         with OutputFile(args.output) as out:
             out.write("query\ttarget\tscore\n")
             out.write("".join(f"{q.name}\t{t.name}\t{s}\n" for q, t, s in zip(queries, targets, result.scores.tolist())))
+        report.summary(f"{pairs} scored, score table written")
         return 0
-    write_alignments(args, scoring, [(aln, queries[int(i)].text) for i, aln in zip(result.selected, result.alignments)])
+    written = write_alignments(args, scoring,
+                               [(aln, queries[int(i)].text) for i, aln in zip(result.selected, result.alignments)])
+    report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
+                   f"{plural(written, 'alignment')} written")
     return 0

@@ -2,41 +2,69 @@
 
 from __future__ import annotations
 
-from ..exceptions import InputError
-from .options import add_device, add_output, add_scoring, finish, gpu_ids, progress, scoring_from, write_alignments
+from .checks import positive_float, positive_int
+from .options import (add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring, finish, gpu_ids, resolve_output,
+                      scoring_from, write_alignments)
+from .progress import Report, plural
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "DEFAULT_EVALUE"]
+
+#: E-value cut-off when none is given and the scoring has E-values (BLAST's default).
+DEFAULT_EVALUE = 10.0
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("search", help="search queries against a database: ranked hits, E-values, alignments")
     p.add_argument("-q", "--query", required=True, help="query FASTA/FASTQ file")
     p.add_argument("-d", "--db", required=True, help="database: a FASTA/FASTQ file or a file made by `swgpu makedb`")
-    p.add_argument("--top", type=int, default=10, help="hits reported per query (default 10)")
-    p.add_argument("--evalue", type=float, default=None, help="report only hits with E-value at most this")
+    p.add_argument("--top", "--max-target-seqs", type=positive_int, default=10,
+                   help="hits reported per query, >= 1 (default 10)")
+    p.add_argument("--evalue", type=positive_float, default=None,
+                   help="report only hits with E-value at most this, > 0 (default 10 when the scoring has "
+                        "E-values, as in BLAST; without E-values no cut-off, and giving it is an error)")
     add_scoring(p, "the database")
     add_output(p, "blast6")
     add_device(p)
+    add_strand(p, "both")
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
+    add_quiet(p)
     finish(p, run)
+
+
+def _descriptions(db, wanted: bool) -> dict | None:
+    """Target name -> description for ``stitle`` (only when asked; none in older databases)."""
+    if not wanted:
+        return None
+    descriptions = getattr(db, "descriptions", None) or []
+    return {name: text for name, text in zip(db.names, descriptions) if text}
 
 
 def run(args) -> int:
     from ..io.database import Database
     from ..io.readers import read_sequences
     from ..workloads.search import Searcher
+    from ..workloads.strands import strands_for
 
-    if args.top < 1:
-        raise InputError("--top must be at least 1")
+    report = Report("swgpu search", args.quiet)
+    resolve_output(args)
+    check_scoring(args)
     db = Database.load(args.db, args.alphabet)
-    queries = read_sequences(args.query, db.alphabet)
+    queries = read_sequences(args.query, db.alphabet, what="the database",
+                             expect=None if args.alphabet else db.alphabet)
     scoring = scoring_from(args, db.alphabet)
     searcher = Searcher(db, scoring, device=args.device, gpus=gpu_ids(args.gpus), threads=args.threads)
-    total = sum(len(q) for q in queries) * db.total_residues
-    bar = progress(total, f"searching {len(db):,} sequences")
-    task = bar.add_task("search", total=total)
-    with bar:
-        results = list(searcher.search(queries, top=args.top, evalue=args.evalue,
-                                       on_done=lambda q: bar.advance(task, len(q) * db.total_residues)))
-    write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits])
+    evalue = args.evalue
+    if evalue is None and searcher.statistics.available:
+        evalue = DEFAULT_EVALUE
+    cells_per_letter = db.total_residues * len(strands_for(args.strand, db.alphabet))  # cells
+    total = sum(len(q) for q in queries) * cells_per_letter
+    # the CPU engine scores queries one by one anyway: batches of one move the bar after each query
+    batch = {"batch": 1} if searcher.device == "cpu" else {}
+    with report.progress(total, f"searching {len(db):,} sequences"):
+        results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
+                                       on_done=lambda q: report.advance(len(q) * cells_per_letter)))
+    written = write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits],
+                               descriptions=_descriptions(db, "stitle" in (args.columns or ())))
+    report.summary(f"{plural(len(queries), 'query')} against {plural(len(db), 'sequence')}, "
+                   f"{plural(written, 'hit')} written")
     return 0

@@ -31,7 +31,10 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "get_alphabet", "guess_alphabet", "reverse_complement"]
+from typing import Iterable
+
+__all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "SAMPLE_LETTERS", "check_alphabet", "get_alphabet",
+           "guess_alphabet", "reverse_complement"]
 
 
 class Alphabet:
@@ -121,7 +124,24 @@ def get_alphabet(name: str | Alphabet) -> Alphabet:
         raise InputError(f"unknown alphabet {name!r}: use dna, rna or protein") from None
 
 
-_NUCLEOTIDE_LETTERS = frozenset(b"ACGTUNacgtun")
+#: How many letters of a file's first records decide its alphabet (guess and check).
+SAMPLE_LETTERS = 100_000
+
+_IS_LETTER = np.zeros(256, dtype=bool)
+_IS_LETTER[[*range(ord("A"), ord("Z") + 1), *range(ord("a"), ord("z") + 1)]] = True
+_IS_NUCLEOTIDE = np.zeros(256, dtype=bool)
+_IS_NUCLEOTIDE[list(b"ACGTUNacgtun")] = True
+
+
+def _counts(text: str | bytes) -> tuple[int, int]:
+    """How many letters ``text`` has, and how many of them are ``ACGTUN`` (any case)."""
+    raw = text.encode("latin-1") if isinstance(text, str) else bytes(text)
+    arr = np.frombuffer(raw, dtype=np.uint8)
+    return int(np.count_nonzero(_IS_LETTER[arr])), int(np.count_nonzero(_IS_NUCLEOTIDE[arr]))
+
+
+def _verdict(letters: int, nucleotides: int) -> Alphabet:
+    return DNA if nucleotides >= 0.9 * letters else PROTEIN
 
 
 def guess_alphabet(text: str | bytes) -> Alphabet:
@@ -131,15 +151,48 @@ def guess_alphabet(text: str | bytes) -> Alphabet:
     most tools decide; protein otherwise. Characters that are not letters are
     ignored (they are reported as invalid when the sequence is encoded).
     """
-    raw = text.encode("latin-1") if isinstance(text, str) else bytes(text)
-    if not raw:
-        return DNA
-    arr = np.frombuffer(raw, dtype=np.uint8)
-    arr = arr[((arr | 0x20) >= ord("a")) & ((arr | 0x20) <= ord("z"))]  # letters only
-    if not arr.size:
-        return DNA
-    nuc = np.isin(arr, np.frombuffer(bytes(_NUCLEOTIDE_LETTERS), dtype=np.uint8)).sum()
-    return DNA if nuc >= 0.9 * arr.size else PROTEIN
+    return _verdict(*_counts(text))
+
+
+def check_alphabet(sequences: Iterable, expected: str | Alphabet, what: str = "the expected alphabet", *,
+                   source: str | None = None, hint: str | None = "give the alphabet explicitly to override") -> None:
+    """Raise :class:`InputError` (``param="alphabet"``) when the letters of
+    ``sequences`` look like another alphabet than ``expected``.
+
+    The rule of :func:`guess_alphabet`, applied to the first records up to
+    :data:`SAMPLE_LETTERS` letters taken together (the sample a file's alphabet
+    is guessed from); the message names ``source`` (a file), the first of those
+    records that looks wrong by itself, and ``what`` expects ``expected``.
+    ``sequences`` are objects with ``name`` and ``text`` (:class:`Sequence`).
+
+    >>> from swgpu.io.sequence import Sequence
+    >>> check_alphabet([Sequence.from_text("p", "MKVLAAGIV")], "protein")
+    >>> lam = Sequence.from_text("lam", "GGGCGGCGACCT", "protein")
+    >>> try:
+    ...     check_alphabet([lam], PROTEIN, "the database", source="lambda.fa")
+    ... except InputError as exc:
+    ...     print(exc.param, "|", exc.message)
+    alphabet | lambda.fa: record 'lam': the letters look like dna, but the database is protein; give the alphabet explicitly to override
+    """
+    expected = get_alphabet(expected)
+    letters = nucleotides = 0
+    first = odd = None
+    for seq in sequences:
+        n, nuc = _counts(seq.text)
+        letters, nucleotides = letters + n, nucleotides + nuc
+        if first is None:
+            first = seq
+        if odd is None and n and _verdict(n, nuc) is not expected:
+            odd = seq
+        if letters >= SAMPLE_LETTERS:
+            break
+    looks = _verdict(letters, nucleotides)
+    if not letters or looks is expected:
+        return
+    where = f"{source}: " if source else ""
+    advice = f"; {hint}" if hint else ""
+    raise InputError(f"{where}record {(odd or first).name!r}: the letters look like {looks.name}, "
+                     f"but {what} is {expected.name}{advice}", param="alphabet")
 
 
 #: ``str.translate`` table from each DNA/RNA letter (IUPAC codes included, either

@@ -1,16 +1,17 @@
-"""Sequence databases for search: encoded residues, sorted by length, names,
-stored in one memory-mappable file.
+"""Sequence databases for search: encoded residues, sorted by length, names and
+descriptions, stored in one memory-mappable, self-checking file.
 
 ``swgpu makedb DB.fasta OUT.swdb`` writes the file; :meth:`Database.open`
-maps it without reading it into memory. A :class:`Database` can also be built
-straight from a FASTA file. Sequences are kept **sorted by length** (ties in
-file order); ``index`` is each sequence's position in the original file, used
-to order equal scores deterministically.
+checks and maps it without copying it into memory. A :class:`Database` can also
+be built straight from a FASTA file. Sequences are kept **sorted by length**
+(ties in file order); ``index`` is each sequence's position in the original
+file, used to order equal scores deterministically.
 
-File layout (little-endian): the magic ``SWGPUDB1``, a uint64 header length, a
-JSON header (alphabet, counts, section offsets), then 64-byte aligned sections:
-``offsets`` (int64, n+1), ``index`` (int64, n), ``residues`` (uint8) and
-``names`` (UTF-8, one per line).
+File layout, format 2 (little-endian; docs/search.md): the magic ``SWGPUDB2``,
+a uint64 header length, the header's CRC-32 (uint32), four zero bytes, the JSON
+header (counts, the file's ``size``, ``sections``: name → ``[offset, length,
+CRC-32]``), then 64-byte aligned sections ``offsets``, ``index``,
+``residues``, ``names`` and ``descriptions`` (one per line).
 
 >>> from importlib import resources
 >>> db = Database.from_fasta(resources.files("swgpu").joinpath("data/examples/targets.fasta"))
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import struct
+import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +35,20 @@ from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
+from .writers.output import OutputFile
 
-__all__ = ["Database", "length_order"]
+__all__ = ["Database", "length_order", "FORMAT"]
 
-MAGIC = b"SWGPUDB1"
+MAGIC_PREFIX = b"SWGPUDB"
+FORMAT = 2
+MAGIC = MAGIC_PREFIX + str(FORMAT).encode()
+_PREAMBLE = 24  # magic, header length (uint64), header CRC-32 (uint32), four zero bytes
 _ALIGN = 64
+_REBUILD = "rebuild it with `swgpu makedb`"
+
+
+class _Damaged(Exception):
+    """What is wrong inside a database file; :meth:`Database.open` names the file."""
 
 
 def length_order(offsets: np.ndarray, descending: bool = False) -> np.ndarray:
@@ -58,8 +70,9 @@ class Database:
     """Encoded sequences sorted by length.
 
     ``residues[offsets[i]:offsets[i+1]]`` are the codes of sequence ``i`` (in
-    sorted order), ``names[i]`` its name, ``index[i]`` its position in the
-    source file.
+    sorted order), ``names[i]`` its name, ``descriptions[i]`` the rest of its
+    FASTA header (``""`` when none), ``index[i]`` its position in the source
+    file.
     """
 
     alphabet: Alphabet
@@ -68,6 +81,14 @@ class Database:
     residues: np.ndarray
     index: np.ndarray
     source: str = ""
+    descriptions: list[str] | None = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.descriptions is None:
+            self.descriptions = [""] * len(self.names)
+        elif len(self.descriptions) != len(self.names):
+            raise InputError(f"{len(self.descriptions)} descriptions for {len(self.names)} sequences",
+                             param="descriptions")
 
     def __len__(self) -> int:
         return len(self.names)
@@ -81,9 +102,9 @@ class Database:
         return int(self.offsets[-1])
 
     def sequence(self, i: int) -> Sequence:
-        """Sequence ``i`` (sorted order) as a :class:`Sequence` (letters decoded)."""
+        """Sequence ``i`` (sorted order) as a :class:`Sequence` (letters decoded, description set)."""
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
-        return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet)
+        return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet, self.descriptions[i])
 
     def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
@@ -97,8 +118,11 @@ class Database:
 
     @classmethod
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":
+        """A database of ``seqs``; IDs given more than once are kept as they are,
+        with one ``UserWarning`` ("N duplicate IDs, first 'X'")."""
         if not seqs:
             raise InputError(f"{source or 'database'}: no sequences")
+        _warn_duplicates([s.name for s in seqs], source)
         alphabet = seqs[0].alphabet
         lengths = np.array([len(s) for s in seqs], dtype=np.int64)
         order = length_order(np.concatenate([[0], np.cumsum(lengths)]))
@@ -107,7 +131,8 @@ class Database:
         residues = np.empty(int(offsets[-1]), dtype=np.uint8)
         for k, i in enumerate(order):
             residues[offsets[k]:offsets[k + 1]] = seqs[i].codes
-        return cls(alphabet, [seqs[i].name for i in order], offsets, residues, order.astype(np.int64), source)
+        return cls(alphabet, [seqs[i].name for i in order], offsets, residues, order.astype(np.int64), source,
+                   [seqs[i].description for i in order])
 
     @classmethod
     def from_fasta(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
@@ -121,7 +146,7 @@ class Database:
         p = Path(path)
         if p.is_file():
             with open(p, "rb") as fh:
-                if fh.read(len(MAGIC)) == MAGIC:
+                if fh.read(len(MAGIC_PREFIX)) == MAGIC_PREFIX:
                     db = cls.open(p)
                     if alphabet is not None and get_alphabet(alphabet) is not db.alphabet:
                         raise InputError(f"{path}: database is {db.alphabet.name}, not {get_alphabet(alphabet).name}")
@@ -129,61 +154,168 @@ class Database:
         return cls.from_fasta(path, alphabet)
 
     def save(self, path) -> None:
-        """Write the database file (to a temporary name, then renamed)."""
-        path = Path(path)
-        names_blob = ("\n".join(self.names) + "\n").encode("utf-8")
-        sections = [("offsets", self.offsets.astype("<i8")), ("index", self.index.astype("<i8")),
-                    ("residues", np.asarray(self.residues, dtype=np.uint8)),
-                    ("names", np.frombuffer(names_blob, dtype=np.uint8))]
-        header = {"format": 1, "alphabet": self.alphabet.name, "sequences": len(self),
-                  "residues": self.total_residues, "source": self.source, "sections": {}}
-        # two passes: the header's length decides where the sections start
-        for _ in range(2):
-            raw = json.dumps(header).encode("utf-8")
-            pos = _aligned(len(MAGIC) + 8 + len(raw))
-            for name, arr in sections:
-                header["sections"][name] = [pos, int(arr.nbytes)]
-                pos = _aligned(pos + arr.nbytes)
-        raw = json.dumps(header).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(MAGIC + np.uint64(len(raw)).tobytes() + raw)
-                for name, arr in sections:
-                    start = header["sections"][name][0]
-                    fh.write(b"\0" * (start - fh.tell()))
-                    fh.write(arr.tobytes())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the database file (format 2, see above): to a temporary name,
+        renamed when complete, with the umask's mode (as :class:`OutputFile`)."""
+        sections = {"offsets": self.offsets.astype("<i8"), "index": self.index.astype("<i8"),
+                    "residues": np.ascontiguousarray(self.residues, dtype=np.uint8),
+                    "names": _lines(self.names, "name"), "descriptions": _lines(self.descriptions, "description")}
+        crcs = {name: zlib.crc32(arr) for name, arr in sections.items()}
+        header = {"format": FORMAT, "alphabet": self.alphabet.name, "sequences": len(self),
+                  "residues": self.total_residues, "source": self.source, "size": 0, "sections": {}}
+        raw = b""
+        while True:  # the header's length decides where the sections start, and it holds their places
+            pos = _aligned(_PREAMBLE + len(raw))
+            for name, arr in sections.items():
+                header["sections"][name] = [pos, int(arr.nbytes), crcs[name]]
+                header["size"] = pos + int(arr.nbytes)
+                pos = _aligned(header["size"])
+            new = json.dumps(header).encode("utf-8")
+            if new == raw:
+                break
+            raw = new
+        with OutputFile(path, binary=True) as out:
+            out.write(MAGIC + struct.pack("<QII", len(raw), zlib.crc32(raw), 0) + raw)
+            at = _PREAMBLE + len(raw)
+            for name, arr in sections.items():
+                start = header["sections"][name][0]
+                out.write(b"\0" * (start - at))
+                out.write(memoryview(arr).cast("B"))
+                at = start + arr.nbytes
 
     @classmethod
     def open(cls, path) -> "Database":
-        """Memory-map a database file written by :meth:`save`."""
+        """Memory-map a database file written by :meth:`save`, after checking it:
+        magic, format, size, and the CRC-32 of the header and of every section.
+        A file that is not a database, is of another format or is damaged is an
+        :class:`~swgpu.exceptions.InputError` (``param="db"``)."""
         path = Path(path)
         try:
-            with open(path, "rb") as fh:
-                if fh.read(len(MAGIC)) != MAGIC:
-                    raise InputError(f"{path}: not a swgpu database (make one with `swgpu makedb`)")
-                size = int(np.frombuffer(fh.read(8), dtype="<u8")[0])
-                if size > path.stat().st_size:
-                    raise ValueError("header length beyond the end of the file")
-                header = json.loads(fh.read(size))
-            mm = np.memmap(path, dtype=np.uint8, mode="r")
+            if path.stat().st_size < _PREAMBLE:
+                mm = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+            else:
+                mm = np.memmap(path, dtype=np.uint8, mode="r")
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}", param="db") from None
+        try:
+            header, end = _read_header(path, mm)
+            parts = _read_sections(header, mm, end)
+            return cls._from_sections(header, parts)
+        except _Damaged as exc:
+            raise InputError(f"{path} is damaged ({exc}); {_REBUILD}", param="db") from None
 
-            def section(name, dtype):
-                start, nbytes = header["sections"][name]
-                return mm[start:start + nbytes].view(dtype)
-
-            names = bytes(section("names", np.uint8)).decode("utf-8").split("\n")[: header["sequences"]]
-            return cls(get_alphabet(header["alphabet"]), names, section("offsets", "<i8"), section("residues", np.uint8),
-                       section("index", "<i8"), header.get("source", ""))
-        except InputError:
-            raise
-        except (OSError, ValueError, KeyError, TypeError, IndexError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}: damaged swgpu database ({type(exc).__name__}); rebuild it with `swgpu makedb`") from None
+    @classmethod
+    def _from_sections(cls, header: dict, parts: dict) -> "Database":
+        """The database of checked sections, after checking what they hold."""
+        n, total = _count(header, "sequences"), _count(header, "residues")
+        try:
+            alphabet = get_alphabet(header.get("alphabet"))
+        except (InputError, ValueError, KeyError, TypeError, AttributeError):
+            raise _Damaged(f"unknown alphabet {header.get('alphabet')!r}") from None
+        if (parts["offsets"].size, parts["index"].size, parts["residues"].size) != (8 * (n + 1), 8 * n, total):
+            raise _Damaged("section sizes do not match the sequence and residue counts")
+        offsets, index, residues = parts["offsets"].view("<i8"), parts["index"].view("<i8"), parts["residues"]
+        if offsets[0] != 0 or offsets[-1] != total or bool(np.any(np.diff(offsets) < 0)):
+            raise _Damaged("sequence offsets out of order")
+        if n and (int(index.min()) < 0 or int(index.max()) >= n):
+            raise _Damaged("sequence index out of range")
+        if total and int(residues.max()) >= alphabet.size:
+            raise _Damaged(f"residue codes outside the {alphabet.name} alphabet")
+        names, descriptions = _split_lines(parts["names"], n, "names"), _split_lines(parts["descriptions"], n, "descriptions")
+        return cls(alphabet, names, offsets, residues, index, str(header.get("source", "")), descriptions)
 
 
 def _aligned(pos: int) -> int:
     return (pos + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _warn_duplicates(names: list[str], source: str) -> None:
+    """One ``UserWarning`` when some ID appears more than once."""
+    seen: set[str] = set()
+    again = [name for name in names if name in seen or seen.add(name)]  # add() is None: first sightings drop out
+    if again:
+        where = f"{source}: " if source else ""
+        warnings.warn(f"{where}{len(again):,} duplicate IDs, first {again[0]!r} (kept as they are)", UserWarning,
+                      stacklevel=4)
+
+
+def _lines(items: list[str], what: str) -> np.ndarray:
+    """``items`` as UTF-8, one per line (an item with a line break cannot be stored)."""
+    blob = "".join(f"{s}\n" for s in items).encode("utf-8")
+    if blob.count(b"\n") != len(items):
+        bad = next(s for s in items if "\n" in s)
+        raise InputError(f"{what} {bad!r} has a line break; it cannot be stored in a database file", param="database")
+    return np.frombuffer(blob, dtype=np.uint8)
+
+
+def _count(header: dict, key: str) -> int:
+    """A count from the header (a non-negative ``int``)."""
+    value = header.get(key)
+    if type(value) is not int or value < 0:
+        raise _Damaged(f"no valid {key!r} in the header")
+    return value
+
+
+def _read_header(path: Path, mm: np.ndarray) -> tuple[dict, int]:
+    """The checked JSON header and where it ends."""
+    size = mm.size
+    if bytes(mm[:len(MAGIC_PREFIX)]) != MAGIC_PREFIX:
+        raise InputError(f"{path}: not a swgpu database (make one with `swgpu makedb`)", param="db")
+    version = bytes(mm[len(MAGIC_PREFIX):len(MAGIC)])
+    if version != MAGIC[len(MAGIC_PREFIX):]:
+        if version.isdigit() and int(version) < FORMAT:
+            raise InputError(f"{path}: database format {int(version)}, written by an older swgpu; this one reads "
+                             f"format {FORMAT}: {_REBUILD}", param="db")
+        if version.isdigit():
+            raise InputError(f"{path}: database format {int(version)} is newer than this swgpu reads ({FORMAT}); "
+                             f"upgrade swgpu or {_REBUILD}", param="db")
+        raise _Damaged("bad format number")
+    if size < _PREAMBLE:
+        raise _Damaged(f"only {size} bytes")
+    length, crc, _ = struct.unpack("<QII", bytes(mm[len(MAGIC):_PREAMBLE]))
+    if length > size - _PREAMBLE:
+        raise _Damaged(f"{size:,} bytes, too short for its header: truncated?")
+    raw = bytes(mm[_PREAMBLE:_PREAMBLE + length])
+    if zlib.crc32(raw) != crc:
+        raise _Damaged("header checksum mismatch")
+    try:
+        header = json.loads(raw)
+    except ValueError:
+        raise _Damaged("the header is not JSON") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise _Damaged("the header is not a format 2 header")
+    expected = _count(header, "size")
+    if expected != size:
+        raise _Damaged(f"{size:,} bytes where {expected:,} were written: " + ("truncated?" if size < expected else "data appended?"))
+    return header, _PREAMBLE + length
+
+
+def _read_sections(header: dict, mm: np.ndarray, floor: int) -> dict[str, np.ndarray]:
+    """The sections (views of the map), each checked: in order, inside the file, checksum."""
+    table = header.get("sections")
+    if not isinstance(table, dict):
+        raise _Damaged("no section table")
+    parts = {}
+    for name in ("offsets", "index", "residues", "names", "descriptions"):
+        entry = table.get(name)
+        if not (isinstance(entry, list) and len(entry) == 3 and all(type(v) is int and v >= 0 for v in entry)):
+            raise _Damaged(f"section {name!r} missing from the header")
+        start, nbytes, crc = entry
+        if start < floor or start + nbytes > mm.size:
+            raise _Damaged(f"section {name!r} lies outside its place in the file")
+        part = mm[start:start + nbytes]
+        if zlib.crc32(part) != crc:
+            raise _Damaged(f"checksum mismatch in section {name!r}")
+        parts[name] = part
+        floor = start + nbytes
+    return parts
+
+
+def _split_lines(part: np.ndarray, n: int, what: str) -> list[str]:
+    """``n`` lines of UTF-8 text."""
+    try:
+        lines = part.tobytes().decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        raise _Damaged(f"{what} are not UTF-8") from None
+    if len(lines) != n + 1 or lines[-1]:
+        raise _Damaged(f"{len(lines) - 1} {what} for {n} sequences")
+    return lines[:n]

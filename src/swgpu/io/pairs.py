@@ -1,12 +1,18 @@
 r"""Pair files for screening: a TSV of pairs, or two FASTA/FASTQ files whose
 record ``i`` pairs with record ``i``.
 
+Either may be ``"-"`` (standard input), a pipe or compressed, as for
+:func:`~swgpu.io.readers.read_sequences`. Names are cut at the first whitespace,
+as in FASTA headers.
+
 >>> import tempfile, os
 >>> with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as fh:
-...     _ = fh.write("# pairs\nACGT\tACGA\nr2\tGGCC\tt2\tGGCA\n")
+...     _ = fh.write("# pairs\nACGT\tACGA\nr2 read two\tGGCC\tt2\tGGCA\n")
 >>> qs, ts = read_pairs(fh.name)
 >>> [(q.name, q.text, t.name, t.text) for q, t in zip(qs, ts)]
 [('pair1_q', 'ACGT', 'pair1_t', 'ACGA'), ('r2', 'GGCC', 't2', 'GGCA')]
+>>> qs[1].description
+'read two'
 >>> os.unlink(fh.name)
 """
 
@@ -15,51 +21,68 @@ from __future__ import annotations
 import os
 
 from ..exceptions import InputError
-from .alphabet import DNA
-from .readers import iter_sequences
-from .sequence import Sequence
+from .alphabet import DNA, Alphabet, check_alphabet
+from .readers import STDIN, input_lines, iter_sequences, source_name
+from .sequence import Sequence, decode_header
 
 __all__ = ["read_pairs", "read_pair_files"]
 
+_WHAT = "screen's alphabet"
 
-def read_pairs(path) -> tuple[list[Sequence], list[Sequence]]:
+
+def _pair(cols: list[str], number: int) -> tuple[Sequence, Sequence]:
+    if len(cols) == 2:
+        cols = [f"pair{number}_q", cols[0], f"pair{number}_t", cols[1]]
+    q_header, q_text, t_header, t_text = cols
+    for header in (q_header, t_header):
+        if not header.strip() or header[0].isspace():
+            raise InputError(f"the name {header!r} is empty or starts with a space")
+    return Sequence.from_header(q_header, q_text, DNA), Sequence.from_header(t_header, t_text, DNA)
+
+
+def read_pairs(path, *, expect: str | Alphabet | None = None) -> tuple[list[Sequence], list[Sequence]]:
     """Pairs from a TSV file: ``query_seq<TAB>target_seq`` or
     ``query_name<TAB>query_seq<TAB>target_name<TAB>target_seq`` per line; lines
-    starting with ``#`` and empty lines are skipped."""
+    starting with ``#`` and empty lines are skipped. With ``expect`` (``DNA``),
+    the letters must look like DNA (:func:`~swgpu.io.alphabet.check_alphabet`)."""
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: no such file")
+    name = source_name(path)
     queries, targets = [], []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                line = line.rstrip("\r\n")
-                if not line.strip() or line.startswith("#"):
-                    continue
-                cols = line.split("\t")
-                if len(cols) == 2:
-                    qn, qs, tn, ts = f"pair{len(queries) + 1}_q", cols[0], f"pair{len(queries) + 1}_t", cols[1]
-                elif len(cols) == 4:
-                    qn, qs, tn, ts = cols
-                else:
-                    raise InputError(f"{path}: line {lineno}: expected 2 or 4 tab-separated columns, got {len(cols)}")
-                try:
-                    queries.append(Sequence(qn, qs, DNA.encode(qs, record=qn), DNA))
-                    targets.append(Sequence(tn, ts, DNA.encode(ts, record=tn), DNA))
-                except InputError as exc:
-                    raise InputError(f"{path}: line {lineno}: {exc.message}", param=exc.param) from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
+    for lineno, raw in enumerate(input_lines(path), 1):
+        line = decode_header(raw)
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) not in (2, 4):
+            raise InputError(f"{name}: line {lineno}: expected 2 or 4 tab-separated columns, got {len(cols)}")
+        try:
+            query, target = _pair(cols, len(queries) + 1)
+        except InputError as exc:
+            raise InputError(f"{name}: line {lineno}: {exc.message}", param=exc.param) from None
+        queries.append(query)
+        targets.append(target)
     if not queries:
-        raise InputError(f"{path}: no pairs found")
+        raise InputError(f"{name}: no pairs found")
+    if expect is not None:
+        check_alphabet(queries + targets, expect, _WHAT, source=name, hint=None)
     return queries, targets
 
 
-def read_pair_files(query_path, target_path) -> tuple[list[Sequence], list[Sequence]]:
-    """Record ``i`` of the query file paired with record ``i`` of the target file."""
+def read_pair_files(query_path, target_path, *,
+                    expect: str | Alphabet | None = None) -> tuple[list[Sequence], list[Sequence]]:
+    """Record ``i`` of the query file paired with record ``i`` of the target file.
+
+    One of the two may be standard input (``"-"``). With ``expect`` (``DNA``),
+    each file's letters must look like DNA (:func:`~swgpu.io.alphabet.check_alphabet`).
+    """
+    if os.fspath(query_path) == os.fspath(target_path) == STDIN:
+        raise InputError("only one of the query and target files can be standard input (-)")
     queries = list(iter_sequences(query_path, DNA))
     targets = list(iter_sequences(target_path, DNA))
+    for path, seqs in ((query_path, queries), (target_path, targets)):
+        if expect is not None:
+            check_alphabet(seqs, expect, _WHAT, source=source_name(path), hint=None)
     if len(queries) != len(targets):
-        raise InputError(f"{query_path} has {len(queries)} records but {target_path} has {len(targets)}; "
-                         "screen pairs record i with record i")
+        raise InputError(f"{source_name(query_path)} has {len(queries)} records but {source_name(target_path)} "
+                         f"has {len(targets)}; screen pairs record i with record i")
     return queries, targets

@@ -5,6 +5,8 @@
 ('dna', 9, [0, 1, 2, 3, 4, 0, 1, 2, 3])
 >>> Sequence.from_text("p", "MKV").alphabet.name
 'protein'
+>>> split_header("gi|123\\tE. coli 16S  rRNA ")
+('gi|123', 'E. coli 16S  rRNA')
 """
 
 from __future__ import annotations
@@ -15,15 +17,49 @@ import numpy as np
 
 from .alphabet import Alphabet, get_alphabet, guess_alphabet, reverse_complement
 
-__all__ = ["Sequence"]
+__all__ = ["Sequence", "decode_header", "split_header"]
+
+
+def decode_header(raw: bytes) -> str:
+    """Header bytes as text: UTF-8, or Latin-1 when they are not UTF-8 (never an error).
+
+    >>> decode_header("café".encode("utf-8")), decode_header("café".encode("latin-1"))
+    ('café', 'café')
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def split_header(header: str | bytes) -> tuple[str, str]:
+    """The identifier and the description of a FASTA/FASTQ header (without ``>``/``@``;
+    bytes are decoded with :func:`decode_header`).
+
+    As BLAST+ does: the identifier ends at the first whitespace of any kind
+    (space, tab, or any other Unicode whitespace, as ``str.split()`` sees it);
+    the rest, stripped, is the description. A header that starts with
+    whitespace has no identifier (``""``).
+
+    >>> split_header("sp|P02232|LEHB_LUPLU Leghemoglobin II")
+    ('sp|P02232|LEHB_LUPLU', 'Leghemoglobin II')
+    >>> split_header("x\\u00a0y"), split_header(" x")
+    (('x', 'y'), ('', 'x'))
+    """
+    if isinstance(header, bytes):
+        header = decode_header(header)
+    if not header or header[0].isspace():
+        return "", header.strip()
+    parts = header.split(None, 1)
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
 
 
 @dataclass(frozen=True, eq=False)
 class Sequence:
     """One sequence record.
 
-    ``name`` is the identifier (the header up to the first whitespace),
-    ``description`` the rest of the header, ``text`` the letters as read (case
+    ``name`` is the identifier (the header up to the first whitespace of any
+    kind, see :func:`split_header`), ``description`` the rest of the header, ``text`` the letters as read (case
     kept, so aligned text shows what the file said) and ``codes`` the
     ``uint8`` codes every engine works on.
     """
@@ -33,6 +69,12 @@ class Sequence:
     codes: np.ndarray = field(repr=False)
     alphabet: Alphabet
     description: str = ""
+
+    @classmethod
+    def from_header(cls, header: str, text: str, alphabet: str | Alphabet | None = None) -> "Sequence":
+        """A record from its header (name and description, :func:`split_header`) and letters."""
+        name, description = split_header(header)
+        return cls.from_text(name, text, alphabet, description)
 
     @classmethod
     def from_text(cls, name: str, text: str, alphabet: str | Alphabet | None = None, description: str = "") -> "Sequence":

@@ -13,6 +13,16 @@ target (:func:`align_all`).
 >>> ts = [Sequence.from_text("t1", "TTACGTTCGTAA"), Sequence.from_text("t2", "GGGG")]
 >>> [(a.target, a.score) for a in align_all(qs, ts, Scoring.default("dna"))]
 [('t1', 13), ('t2', 2)]
+
+DNA pairs are aligned on both strands by default (``strand="both"``, as
+BLASTN): each pair is scored with the query and with its reverse complement
+and the better strand is aligned and reported, once (``"+"`` on equal
+scores); minus-strand alignments have ``strand == "-"``. ``"plus"`` or
+``"minus"`` align one strand. Protein has one strand (``"both"`` means plus).
+
+>>> minus = Aligner(Scoring.default("dna")).align("GTACGTTGCA", "TTTGCAACGTACTT")
+>>> minus.strand, minus.score, minus.query_start, minus.target_start
+('-', 20, 0, 2)
 """
 
 from __future__ import annotations
@@ -20,11 +30,13 @@ from __future__ import annotations
 from typing import Callable, Iterator, Sequence as Seq
 
 from ..align.alignment import Alignment
-from ..engines import Tracer, get_engine
+from ..engines import get_engine
 from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
+from .limits import check_int32, check_pairs
+from .strands import job_strand, oriented, strands_for
 from .tracing import PairJob, Traceback
 
 __all__ = ["Aligner", "align_all"]
@@ -44,15 +56,21 @@ class Aligner:
     device:
         ``auto``, ``cpu`` or ``cuda`` (engines without traceback kernels trace
         on the CPU engine).
+    strand:
+        ``both`` (default: the better strand of each DNA pair), ``plus`` or
+        ``minus``; see the module docs.
     """
 
-    def __init__(self, scoring: Scoring | None = None, device: str = "auto"):
+    def __init__(self, scoring: Scoring | None = None, device: str = "auto", strand: str = "both"):
+        if scoring is not None:
+            strands_for(strand, scoring.alphabet)
         self.scoring = scoring
+        self.strand = strand
         self.engine = get_engine(device)
         self.device = self.engine.name
-        self._tracers: dict[int, Tracer] = {}
+        self._tracers: dict[int, Traceback] = {}
 
-    def _prepare(self, query: Sequence | str, target: Sequence | str) -> tuple[Sequence, Sequence, Tracer]:
+    def _prepare(self, query: Sequence | str, target: Sequence | str) -> tuple[PairJob, Traceback]:
         alphabet = self.scoring.alphabet if self.scoring is not None else None
         if isinstance(query, str):
             query = Sequence.from_text("query", query, alphabet)
@@ -63,20 +81,26 @@ class Aligner:
             if s.alphabet is not scoring.alphabet:
                 raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
                                  f"{scoring.alphabet.name}; give a matching alphabet or matrix", param="alphabet")
-        tracer = self._tracers.get(id(scoring))
-        if tracer is None:
-            tracer = self._tracers[id(scoring)] = self.engine.tracer(scoring)
-        return query, target, tracer
+        check_int32(scoring, min(len(query), len(target)), len(query) + len(target))
+        trace = self._tracers.get(id(scoring))
+        if trace is None:
+            # no statistics: a single pair has no search space; threads for the windows of long targets
+            trace = Traceback(self.engine.tracer(scoring), Statistics(None), ThreadExecutor(), scoring=scoring)
+            self._tracers[id(scoring)] = trace
+        sign = job_strand(self.strand, scoring.alphabet)
+        job = PairJob(query, target, None, (len(query), len(target), 1), strand=sign)
+        return job, trace
 
     def align(self, query: Sequence | str, target: Sequence | str) -> Alignment:
         """The optimal local alignment (score 0 and an empty alignment if none scores > 0)."""
-        query, target, tracer = self._prepare(query, target)
-        return tracer.align(query, target)
+        job, trace = self._prepare(query, target)
+        return trace.one(job)
 
     def score(self, query: Sequence | str, target: Sequence | str) -> int:
-        """The optimal local score only (one O(n)-memory pass)."""
-        query, target, tracer = self._prepare(query, target)
-        return tracer.score(query, target)
+        """The optimal local score only (O(n)-memory passes, one per strand)."""
+        job, trace = self._prepare(query, target)
+        signs = ("+", "-") if job.strand == "both" else (job.strand,)
+        return max(trace.score(oriented(job.query, sign), job.target) for sign in signs)
 
 
 def align_all(
@@ -86,6 +110,7 @@ def align_all(
     device: str = "auto",
     threads: int | None = None,
     on_done: Callable[[int], None] | None = None,
+    strand: str = "both",
 ) -> Iterator[Alignment]:
     """Yield the alignment of each (query, target) pair, query-major, in input order.
 
@@ -93,11 +118,15 @@ def align_all(
     alignments (score 0) are yielded too. ``on_done(cells)`` is called after each
     pair with its number of DP cells (for progress bars). With statistics for the
     scoring (see :mod:`swgpu.scoring.statistics`), E-values use the pair's lengths as the
-    search space.
+    search space. ``strand``: ``both`` (default: the better strand of each DNA
+    pair, one alignment per pair), ``plus`` or ``minus``.
     """
-    aligner = Aligner(scoring, device=device)  # engine errors surface here, before any output
-    tracer = aligner.engine.tracer(scoring)
+    aligner = Aligner(scoring, device=device, strand=strand)  # errors surface here, before any output
+    sign = job_strand(strand, scoring.alphabet)
+    if queries and targets:
+        check_pairs(scoring, [max(len(q) for q in queries)], [max(len(t) for t in targets)])
     done = (lambda job: on_done(len(job.query) * len(job.target))) if on_done is not None else None
-    trace = Traceback(tracer, Statistics.for_scoring(scoring), ThreadExecutor(threads), done)
-    jobs = [PairJob(q, t, None, (len(q), len(t), 1)) for q in queries for t in targets]
+    trace = Traceback(aligner.engine.tracer(scoring), Statistics.for_scoring(scoring), ThreadExecutor(threads), done,
+                      scoring=scoring)
+    jobs = [PairJob(q, t, None, (len(q), len(t), 1), strand=sign) for q in queries for t in targets]
     return trace.stream(jobs)

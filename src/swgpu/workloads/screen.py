@@ -16,6 +16,17 @@ match/mismatch with linear or affine gaps.
 [13, 0]
 >>> [a.cigar for a in scr.screen(qs, ts, threshold=10).alignments]
 ['4=1X4=']
+
+Strands: ``strand="plus"`` (the default) scores each pair as given, as
+GASAL2-style screening of oriented read/target pairs does; ``"both"`` also
+scores the reverse complement of each query (one more pair in the same bulk
+pass) and keeps, per pair, the better strand (plus on equal scores);
+``"minus"`` scores the reverse complement only.
+
+>>> both = Screener(Scoring.default("dna"), device="cpu", strand="both")
+>>> result = both.screen([Sequence.from_text("q", "GTACGTTGCA")], [Sequence.from_text("t", "TTTGCAACGTACTT")], 10)
+>>> result.scores.tolist(), result.strands.tolist(), result.alignments[0].strand
+([20], ['-'], '-')
 """
 
 from __future__ import annotations
@@ -31,6 +42,8 @@ from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
+from .limits import check_pairs
+from .strands import strands_for
 from .tracing import PairJob, Traceback
 
 __all__ = ["Screener", "ScreenResult", "KERNELS"]
@@ -40,11 +53,13 @@ KERNELS = ("auto", "bitwise", "wordwise", "group")
 
 @dataclass(eq=False)
 class ScreenResult:
-    """Scores of every pair (input order) and alignments of the pairs ``>= threshold``."""
+    """Scores of every pair (input order), the strand of each score (``"+"`` or
+    ``"-"``), and alignments of the pairs ``>= threshold``."""
 
     scores: np.ndarray
     selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     alignments: list[Alignment] = field(default_factory=list)
+    strands: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="<U1"))
 
 
 class Screener:
@@ -53,14 +68,20 @@ class Screener:
     ``kernel``: ``bitwise`` (bit-sliced BPBC), ``wordwise`` (one pair per
     thread on the GPU; the scalar pairwise kernel on the CPU), ``group`` (a
     group of 4..32 GPU threads per two pairs, codes packed two per byte;
-    bit-sliced on the CPU) or ``auto``, the fastest measured: bit-sliced on the
-    CPU, ``group`` on the GPU (BENCHMARKS.md has the measurements).
+    bit-sliced on the CPU) or ``auto``, the fastest: on the CPU, per batch of
+    pairs by a measured cost model (bit-sliced for many short pairs of one
+    shape, scalar for long or uneven ones), ``group`` on the GPU
+    (BENCHMARKS.md has the measurements).
+    ``strand``: ``plus`` (default), ``both`` or ``minus`` (see the module docs).
     """
 
-    def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None):
+    def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None,
+                 strand: str = "plus"):
         if kernel not in KERNELS:
             raise InputError(f"unknown kernel {kernel!r}: use {', '.join(KERNELS)}", param="kernel")
         self.match, self.mismatch = scoring.match_mismatch()
+        self.strand = strand
+        self._signs = strands_for(strand, scoring.alphabet)
         self.scoring = scoring
         self.engine = get_engine(device)
         self.device = self.engine.name
@@ -71,21 +92,32 @@ class Screener:
         self.last_timings = None
 
     def scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> np.ndarray:
-        """Best local score of each pair ``(queries[i], targets[i])``."""
+        """Best local score of each pair ``(queries[i], targets[i])`` (on the better strand with ``both``)."""
+        return self._strand_scores(queries, targets)[0]
+
+    def _strand_scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and their strands (``"+"``/``"-"``), one bulk pass for all strands."""
         if len(queries) != len(targets):
             raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with "
                              "record i", param="targets")
-        scores = self._scorer.scores([q.codes for q in queries], [t.codes for t in targets])
+        check_pairs(self.scoring, [len(q) for q in queries], [len(t) for t in targets])
+        qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
+        raw = self._scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
         self.last_timings = self._scorer.last_timings
-        return scores
+        n = len(queries)
+        if len(self._signs) == 1:
+            return raw, np.full(n, self._signs[0], dtype="<U1")
+        minus = raw[n:] > raw[:n]
+        return np.where(minus, raw[n:], raw[:n]), np.where(minus, "-", "+")
 
     def screen(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
         """Scores of all pairs; with ``threshold``, alignments of the pairs scoring at least it."""
-        scores = self.scores(queries, targets)
+        scores, strands = self._strand_scores(queries, targets)
         if threshold is None:
-            return ScreenResult(scores)
+            return ScreenResult(scores, strands=strands)
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
-        trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor)
-        jobs = [PairJob(queries[i], targets[i], int(scores[i]), (len(queries[i]), len(targets[i]), 1), f"pair {i}")
-                for i in selected.tolist()]
-        return ScreenResult(scores, selected, trace.all(jobs))
+        trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
+                          scoring=self.scoring)
+        jobs = [PairJob(queries[i], targets[i], int(scores[i]), (len(queries[i]), len(targets[i]), 1), f"pair {i}",
+                        strand=str(strands[i])) for i in selected.tolist()]
+        return ScreenResult(scores, selected, trace.all(jobs), strands)

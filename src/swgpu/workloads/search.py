@@ -5,6 +5,15 @@ database sequence, the top hits ranked with E-values, and full alignments
 Ranking: by score, highest first; equal scores by the database sequence's
 position in the source FASTA file, earliest first. The same on every engine.
 
+Strands (DNA): ``strand="both"`` (the default, as BLASTN) also scores the
+reverse complement of each query, as one more query of the same scoring pass.
+Each (database sequence, strand) is a candidate hit: candidates are ranked
+together (equal scores: file position, then plus before minus) and the best
+``top`` reported, so a sequence with good alignments on both strands is
+reported twice, once per strand, as BLASTN reports HSPs on both strands. Both
+strands use the same search space for E-values (BLAST computes it per strand
+from the query length, not doubled).
+
 >>> from importlib import resources
 >>> from swgpu import Scoring, read_sequences
 >>> from swgpu.io.database import Database
@@ -32,9 +41,11 @@ from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..parallel.placement import Shard, devices, gather_scores, partition_by_residues
 from ..scoring import Scoring, Statistics
+from .limits import check_int32
+from .strands import oriented, strands_for
 from .tracing import PairJob, Traceback
 
-__all__ = ["Searcher", "SearchResult", "rank_hits"]
+__all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits"]
 
 
 @dataclass(eq=False)
@@ -43,8 +54,10 @@ class SearchResult:
 
     query: Sequence
     hits: list[Alignment]
-    scores: np.ndarray = field(repr=False)  #: every database sequence's score, database (sorted) order
+    scores: np.ndarray = field(repr=False)  #: every database sequence's best score over the strands searched
     seconds: float = 0.0  #: scoring time of this query (its share of its batch's engine wall time)
+    #: each searched strand's scores (``"+"``, ``"-"``), database (sorted) order
+    strand_scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
@@ -58,6 +71,16 @@ def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
         positive = positive[scores[positive] >= kth]
     order = np.lexsort((index[positive], -scores[positive].astype(np.int64)))
     return positive[order[:top]]
+
+
+def rank_strand_hits(scores: dict[str, np.ndarray], index: np.ndarray, top: int) -> list[tuple[int, str]]:
+    """``(position, strand)`` of the ``top`` best positive scores of all
+    strands together, best first; ties by ``index``, then by the order of
+    ``scores`` (plus before minus)."""
+    signs = list(scores)
+    found = [(int(i), k) for k, sign in enumerate(signs) for i in rank_hits(scores[sign], index, top)]
+    found.sort(key=lambda c: (-int(scores[signs[c[1]]][c[0]]), int(index[c[0]]), c[1]))
+    return [(i, signs[k]) for i, k in found[:top]]
 
 
 class Searcher:
@@ -88,19 +111,21 @@ class Searcher:
         self.statistics = Statistics.for_scoring(scoring)
         self.executor = ThreadExecutor(threads)
         self.threads = self.executor.threads
+        self._longest = int(database.lengths.max()) if len(database) else 0
         engines = devices(self.device, gpus, self.threads)
-        self._traceback = Traceback(engines[0].tracer(scoring), self.statistics, self.executor)
+        self._traceback = Traceback(engines[0].tracer(scoring), self.statistics, self.executor, scoring=scoring)
         t0 = time.perf_counter()
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
         self._shards = [Shard.load(e.database_scorer(scoring), database, p) for e, p in zip(engines, parts)]
         self.load_seconds = time.perf_counter() - t0
 
-    def compile(self, queries: list[Sequence]) -> float:
+    def compile(self, queries: list[Sequence], strand: str = "both") -> float:
         """Compile (or load from the cache) the kernels that scoring these
-        queries one by one and together would use; seconds (0 on the CPU)."""
+        queries one by one and together (on ``strand``) would use; seconds (0 on the CPU)."""
         t0 = time.perf_counter()
+        copies = len(strands_for(strand, self.database.alphabet))
         for s in self._shards:
-            s.scorer.compile([len(q) for q in queries])
+            s.scorer.compile([len(q) for q in queries for _ in range(copies)])
         return time.perf_counter() - t0
 
     def scores(self, query: Sequence) -> np.ndarray:
@@ -123,39 +148,55 @@ class Searcher:
         if query.alphabet is not self.database.alphabet:
             raise InputError(f"query {query.name!r} is {query.alphabet.name} but the database is "
                              f"{self.database.alphabet.name}", param="alphabet")
+        check_int32(self.scoring, min(len(query), self._longest), len(query) + self._longest)
+
+    def strand_scores(self, queries: list[Sequence], strand: str = "both") -> list[dict[str, np.ndarray]]:
+        """Scores of each query on each strand of ``strand`` (``{"+": ..., "-": ...}``,
+        database order): the reverse complements are more queries of one
+        :meth:`scores_many` pass."""
+        signs = strands_for(strand, self.database.alphabet)
+        flat = self.scores_many([oriented(q, sign) for q in queries for sign in signs])
+        return [dict(zip(signs, flat[k * len(signs):(k + 1) * len(signs)])) for k in range(len(queries))]
 
     def _check_evalue(self, evalue: float | None) -> None:
         if evalue is not None and not self.statistics.available:
             raise InputError(f"{self.scoring.describe()} has no E-values (see the scoring docs)", param="evalue")
 
-    def search_one(self, query: Sequence, top: int = 10, evalue: float | None = None) -> SearchResult:
-        """Score, rank and align the hits of one query."""
+    def search_one(self, query: Sequence, top: int = 10, evalue: float | None = None,
+                   strand: str = "both") -> SearchResult:
+        """Score, rank and align the hits of one query (``strand``: ``both``,
+        ``plus`` or ``minus``; DNA only, protein has one strand)."""
         self._check_evalue(evalue)
         self._check_query(query)
         t0 = time.perf_counter()
-        scores = self.scores(query)
+        scores = self.strand_scores([query], strand)[0]
         return self._result(query, scores, time.perf_counter() - t0, top, evalue)
 
-    def _result(self, query: Sequence, scores: np.ndarray, seconds: float, top: int,
+    def _result(self, query: Sequence, scores: dict[str, np.ndarray], seconds: float, top: int,
                 evalue: float | None) -> SearchResult:
-        picked = rank_hits(scores, self.database.index, top)
         db = self.database
+        picked = rank_strand_hits(scores, db.index, top)
         space = (len(query), db.total_residues, len(db))
-        if evalue is not None:
-            ev = np.atleast_1d(self.statistics.evalue(scores[picked], *space))
-            picked = picked[ev <= evalue]
-        jobs = [PairJob(query, db.sequence(int(i)), int(scores[i]), space) for i in picked]
-        return SearchResult(query, self._traceback.all(jobs), scores, seconds)
+        if evalue is not None and picked:
+            ev = np.atleast_1d(self.statistics.evalue(np.array([scores[s][i] for i, s in picked]), *space))
+            picked = [p for p, e in zip(picked, ev) if e <= evalue]
+        jobs = [PairJob(query, db.sequence(i), int(scores[s][i]), space, strand=s) for i, s in picked]
+        best = np.maximum.reduce(list(scores.values())) if len(scores) > 1 else next(iter(scores.values()))
+        return SearchResult(query, self._traceback.all(jobs), best, seconds, scores)
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
-               on_done: Callable[[Sequence], None] | None = None, batch: int = 32) -> Iterator[SearchResult]:
+               on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
+               strand: str = "both") -> Iterator[SearchResult]:
         """Search each query, in order: scores of up to ``batch`` queries at a
-        time (:meth:`scores_many`; fewer for databases of hundreds of millions
+        time (:meth:`strand_scores`; fewer for databases of hundreds of millions
         of sequences), then the ranking and alignments of each.
-        A result's ``seconds`` is its share of its batch's scoring time."""
+        A result's ``seconds`` is its share of its batch's scoring time.
+        ``strand``: ``both`` (default), ``plus`` or ``minus`` (DNA; see the module docs)."""
         self._check_evalue(evalue)
-        # every result holds all scores of its query: keep a batch's under ~1 GiB
-        batch = max(1, min(batch, (1 << 30) // max(1, 4 * len(self.database))))
+        copies = len(strands_for(strand, self.database.alphabet))
+        # every result holds all scores of its query (each strand's and their best): keep a batch's under ~1 GiB
+        arrays = copies + 1 if copies > 1 else 1
+        batch = max(1, min(batch, (1 << 30) // max(1, 4 * arrays * len(self.database))))
         it = iter(queries)
         while True:
             chunk = []
@@ -167,7 +208,7 @@ class Searcher:
             if not chunk:
                 return
             t0 = time.perf_counter()
-            all_scores = self.scores_many(chunk)
+            all_scores = self.strand_scores(chunk, strand)
             seconds = (time.perf_counter() - t0) / len(chunk)
             for q, scores in zip(chunk, all_scores):
                 result = self._result(q, scores, seconds, top, evalue)

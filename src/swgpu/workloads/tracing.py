@@ -72,9 +72,10 @@ class Traceback:
     """
 
     #: Targets longer than this are traced on windows (when ``scoring`` is given).
-    long_target = 1 << 22
-    #: Least stride of those windows (at least 4 spans, so overlaps stay under a quarter).
-    window = 1 << 20
+    long_target = 1 << 20
+    #: Least stride of those windows (at least 4 spans, so overlaps stay under a quarter);
+    #: small enough that a window's rows stay in cache.
+    window = 1 << 16
 
     def __init__(self, tracer: Tracer, statistics: Statistics, executor: Executor,
                  on_done: Callable[[PairJob], None] | None = None, scoring: Scoring | None = None):
@@ -84,9 +85,10 @@ class Traceback:
         self.on_done = on_done
         self.scoring = scoring
 
-    def one(self, job: PairJob) -> Alignment:
-        query, sign = self._orient(job)
-        aln = self._align(query, job.target)
+    #: Pairs handed to the tracer at once by :meth:`stream`.
+    chunk = 4096
+
+    def _finish(self, job: PairJob, aln: Alignment, sign: str) -> Alignment:
         aln.strand = sign
         if job.expected is not None and aln.score != job.expected:
             raise RuntimeError(f"{job.label or job.query.name}: traceback score {aln.score} != "
@@ -96,13 +98,51 @@ class Traceback:
             self.on_done(job)
         return aln
 
+    def one(self, job: PairJob) -> Alignment:
+        query, sign = self._orient(job)
+        return self._finish(job, self._align(query, job.target), sign)
+
     def all(self, jobs: Iterable[PairJob]) -> list[Alignment]:
-        """Alignments of ``jobs``, in order."""
-        return self.executor.map(self.one, jobs)
+        """Alignments of ``jobs``, in order. Pairs go to the tracer as one batch
+        (the GPU traces a batch per launch; the CPU spreads it over the
+        executor); a job on both strands aligns both and keeps the better
+        (plus on ties); long targets are traced on windows, one by one."""
+        jobs = list(jobs)
+        out: list = [None] * len(jobs)
+        pairs, owners = [], []
+        for k, job in enumerate(jobs):
+            if self._windows(job.query, job.target) is not None:
+                continue
+            if job.strand == "both":
+                pairs += [(job.query, job.target), (job.query.reverse_complement(), job.target)]
+                owners.append((k, 2))
+            else:
+                pairs.append((oriented(job.query, job.strand), job.target))
+                owners.append((k, 1))
+        alns = self.tracer.align_many(pairs, self.executor) if pairs else []
+        p = 0
+        for k, width in owners:
+            if width == 2:
+                plus, minus = alns[p], alns[p + 1]
+                out[k] = self._finish(jobs[k], *((minus, "-") if minus.score > plus.score else (plus, "+")))
+            else:
+                out[k] = self._finish(jobs[k], alns[p], jobs[k].strand)
+            p += width
+        rest = [k for k, a in enumerate(out) if a is None]
+        for k, aln in zip(rest, self.executor.map(self.one, [jobs[k] for k in rest])):
+            out[k] = aln
+        return out
 
     def stream(self, jobs: Iterable[PairJob]) -> Iterator[Alignment]:
-        """The same, yielded as they come (bounded look-ahead)."""
-        return self.executor.imap(self.one, jobs)
+        """The same, yielded in order, :attr:`chunk` pairs at a time (memory stays bounded)."""
+        batch: list[PairJob] = []
+        for job in jobs:
+            batch.append(job)
+            if len(batch) >= self.chunk:
+                yield from self.all(batch)
+                batch = []
+        if batch:
+            yield from self.all(batch)
 
     def _orient(self, job: PairJob) -> tuple[Sequence, str]:
         if job.strand != "both":
@@ -130,13 +170,16 @@ class Traceback:
         windows = self._windows(query, target)
         if windows is None:
             return self.tracer.score(query, target)
-        return max(self.executor.map(lambda w: self.tracer.score(query, _window(target, *w)), windows))
+        return max(self._window_scores(query, target, windows))
+
+    def _window_scores(self, query: Sequence, target: Sequence, windows: list[tuple[int, int]]) -> list[int]:
+        return self.executor.map(lambda w: self.tracer.score(query, _window(target, *w)), windows)
 
     def _align(self, query: Sequence, target: Sequence) -> Alignment:
         windows = self._windows(query, target)
         if windows is None:
             return self.tracer.align(query, target)
-        scores = self.executor.map(lambda w: self.tracer.score(query, _window(target, *w)), windows)
+        scores = self._window_scores(query, target, windows)
         best = max(scores)
         if best <= 0:
             return Alignment.empty_for(query, target)

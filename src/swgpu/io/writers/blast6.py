@@ -1,50 +1,171 @@
-"""The ``blast6`` format: BLAST ``-outfmt 6`` lines plus four swgpu columns.
+"""The ``blast6`` format: BLAST ``-outfmt 6`` lines, columns chosen by name.
 
-The 12 standard tab-separated columns ``qseqid sseqid pident length mismatch
-gapopen qstart qend sstart send evalue bitscore``, then ``score`` (raw score),
-``qlen``, ``slen`` and ``cigar``. For ``strand == "-"`` ``qstart < qend`` are
-positions on the query as given and ``sstart > send``, as in BLAST; ``cigar``
-stays in target order (as in SAM).
+By default the 12 standard tab-separated columns ``qseqid sseqid pident length
+mismatch gapopen qstart qend sstart send evalue bitscore``, then ``score`` (raw
+score), ``qlen``, ``slen`` and ``cigar`` (:data:`BLAST6_COLUMNS`). Any list of
+the names in :data:`COLUMNS` can be asked for instead, in BLAST's spelling
+(:func:`parse_columns` reads ``"6 qseqid sseqid score"``, ``std`` standing for
+the 12 standard columns). For ``strand == "-"`` ``qstart < qend`` are positions
+on the query as given and ``sstart > send``, as in BLAST; ``cigar`` stays in
+target order (as in SAM).
 """
 
 from __future__ import annotations
 
+import re
+from typing import Callable, Iterable, Mapping, NamedTuple
+
+from ...exceptions import InputError
 from .common import finite_or_none, format_bitscore, format_evalue
 from .record import AlignmentRecord
 
-__all__ = ["BLAST6_COLUMNS", "blast6_header", "format_blast6"]
+__all__ = ["BLAST6_COLUMNS", "COLUMNS", "STD_COLUMNS", "blast6_header", "format_blast6", "parse_columns",
+           "subject_title"]
 
-#: Column names of the ``blast6`` format: BLAST's 12, then swgpu's 4 extras.
-BLAST6_COLUMNS = (
+#: BLAST's 12 standard columns (``std``).
+STD_COLUMNS = (
     "qseqid", "sseqid", "pident", "length", "mismatch", "gapopen",
     "qstart", "qend", "sstart", "send", "evalue", "bitscore",
-    "score", "qlen", "slen", "cigar",
 )
 
-
-def _forward_query_range(a: AlignmentRecord) -> tuple[int, int]:
-    """1-based inclusive query start and end on the query as given."""
-    if a.strand == "-":
-        return a.query_length - a.query_end + 1, a.query_length - a.query_start
-    return a.query_start + 1, a.query_end
+#: Column names of the default ``blast6`` format: BLAST's 12, then swgpu's 4 extras.
+BLAST6_COLUMNS = STD_COLUMNS + ("score", "qlen", "slen", "cigar")
 
 
-def blast6_header() -> str:
+class _Line(NamedTuple):
+    """What several columns of one line share: 1-based coordinates and the subject title."""
+
+    qstart: int
+    qend: int
+    sstart: int
+    send: int
+    title: str
+
+
+def _percent(n: int, total: int) -> str:
+    return "%.3f" % (100.0 * n / total)
+
+
+def _positives(a: AlignmentRecord) -> int:
+    return a.match_line.count("|") + a.match_line.count(":")
+
+
+def _coverage(a: AlignmentRecord, c: _Line) -> str:
+    return "%d" % int(100.0 * (c.qend - c.qstart + 1) / a.query_length + 0.5)
+
+
+#: Every column :func:`format_blast6` knows: name -> (value of a record, what it is).
+COLUMNS: dict[str, tuple[Callable[[AlignmentRecord, _Line], object], str]] = {
+    "qseqid": (lambda a, c: a.query, "query name"),
+    "sseqid": (lambda a, c: a.target, "target name"),
+    "pident": (lambda a, c: _percent(a.matches, a.length), "percent identical columns"),
+    "length": (lambda a, c: a.length, "alignment columns"),
+    "mismatch": (lambda a, c: a.mismatches, "substitution columns"),
+    "gapopen": (lambda a, c: a.gap_opens, "gap openings"),
+    "qstart": (lambda a, c: c.qstart, "query start"),
+    "qend": (lambda a, c: c.qend, "query end"),
+    "sstart": (lambda a, c: c.sstart, "target start"),
+    "send": (lambda a, c: c.send, "target end"),
+    "evalue": (lambda a, c: format_evalue(finite_or_none(a.evalue)), "E-value"),
+    "bitscore": (lambda a, c: format_bitscore(a.bitscore), "bit score"),
+    "score": (lambda a, c: a.score, "raw score"),
+    "qlen": (lambda a, c: a.query_length, "query length"),
+    "slen": (lambda a, c: a.target_length, "target length"),
+    "cigar": (lambda a, c: a.cigar, "CIGAR in target order"),
+    "nident": (lambda a, c: a.matches, "identical columns"),
+    "positive": (lambda a, c: _positives(a), "positive-scoring columns"),
+    "ppos": (lambda a, c: _percent(_positives(a), a.length), "percent positive-scoring columns"),
+    "gaps": (lambda a, c: a.gaps, "gap columns"),
+    "qcovs": (_coverage, "percent of the query in this alignment"),
+    "qcovhsp": (_coverage, "the same as qcovs"),
+    "stitle": (lambda a, c: c.title, "target name and description"),
+    "strand": (lambda a, c: a.strand, "+ or - (query reverse-complemented)"),
+    "sstrand": (lambda a, c: "minus" if a.strand == "-" else "plus", "plus or minus, as BLAST writes it"),
+}
+
+
+def parse_columns(spec: str | Iterable[str] | None) -> tuple[str, ...]:
+    """The column names of ``spec``: names separated by spaces or commas, or a
+    sequence of names; ``None`` gives :data:`BLAST6_COLUMNS`.
+
+    A leading ``6`` (BLAST's ``-outfmt "6 qseqid ..."``) is dropped, and ``6``
+    alone means BLAST's 12 standard columns, as ``std`` does anywhere in the
+    list. Another format number or an unknown name is an
+    :class:`~swgpu.exceptions.InputError` (``param="columns"``) that lists the
+    names.
+
+    >>> parse_columns("6 qseqid,sseqid  score")
+    ('qseqid', 'sseqid', 'score')
+    >>> parse_columns("std cigar")[-2:]
+    ('bitscore', 'cigar')
+    >>> parse_columns("qseqid bits")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    swgpu.exceptions.InputError: columns: unknown column 'bits': choose from qseqid, sseqid, ..., sstrand, std
+    """
+    if spec is None:
+        return BLAST6_COLUMNS
+    words = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else [str(w).strip() for w in spec]
+    words = [w.lower() for w in words if w]
+    if words and words[0].isdigit():
+        if words[0] != "6":
+            raise InputError(f"only BLAST's tabular format 6 is written, not {words[0]}: give column names, "
+                             "optionally after 6", param="columns")
+        words = words[1:] or ["std"]
+    if not words:
+        raise InputError("no column names given", param="columns")
+    names: list[str] = []
+    for w in words:
+        if w == "std":
+            names.extend(STD_COLUMNS)
+        elif w in COLUMNS:
+            names.append(w)
+        else:
+            raise InputError(f"unknown column {w!r}: choose from {', '.join(COLUMNS)}, std", param="columns")
+    return tuple(names)
+
+
+def subject_title(name: str, description: str | None) -> str:
+    """BLAST's ``stitle``: the target's name and description, one space apart
+    (the name alone without a description).
+
+    >>> subject_title("P02232", "Leghemoglobin"), subject_title("P02232", "")
+    ('P02232 Leghemoglobin', 'P02232')
+    """
+    return f"{name} {description}" if description else name
+
+
+def blast6_header(columns: Iterable[str] | None = None) -> str:
     """The comment line naming the ``blast6`` columns (``header=True``).
 
     >>> blast6_header()[:40]
     '# Fields: qseqid, sseqid, pident, length'
+    >>> blast6_header(["qseqid", "score"])
+    '# Fields: qseqid, score'
     """
-    return "# Fields: " + ", ".join(BLAST6_COLUMNS)
+    return "# Fields: " + ", ".join(BLAST6_COLUMNS if columns is None else parse_columns(columns))
 
 
-def format_blast6(a: AlignmentRecord) -> str:
+def _line(a: AlignmentRecord, descriptions: Mapping[str, str] | None) -> _Line:
+    if a.strand == "-":  # positions on the query as given
+        qstart, qend = a.query_length - a.query_end + 1, a.query_length - a.query_start
+    else:
+        qstart, qend = a.query_start + 1, a.query_end
+    sstart, send = a.target_start + 1, a.target_end
+    if a.strand == "-":
+        sstart, send = send, sstart
+    return _Line(qstart, qend, sstart, send, subject_title(a.target, (descriptions or {}).get(a.target)))
+
+
+def format_blast6(a: AlignmentRecord, columns: Iterable[str] | None = None,
+                  descriptions: Mapping[str, str] | None = None) -> str:
     """One ``blast6`` line (no newline) for a non-empty alignment.
 
-    Columns: ``qseqid sseqid pident length mismatch gapopen qstart qend sstart
-    send evalue bitscore score qlen slen cigar``. ``pident`` is the percentage
-    of identical columns over the alignment length (gaps included), with three
-    decimals; positions are 1-based inclusive; ``evalue`` follows
+    ``columns``: names from :data:`COLUMNS` (see :func:`parse_columns`; default
+    :data:`BLAST6_COLUMNS`). ``descriptions``: target name -> description, for
+    ``stitle``. ``pident`` is the percentage of identical columns over the
+    alignment length (gaps included), with three decimals; positions are
+    1-based inclusive; ``evalue`` follows
     :func:`~swgpu.io.writers.common.format_evalue`; ``bitscore`` has one decimal
     (BLAST itself drops the decimal above 99.9); unknown statistics are ``NA``.
     For ``strand == "-"`` ``sstart > send``, as in BLAST.
@@ -57,16 +178,11 @@ def format_blast6(a: AlignmentRecord) -> str:
     >>> a.evalue, a.bitscore = 2.3e-5, 15.04
     >>> format_blast6(a).split("\\t")
     ['q', 't', '87.500', '8', '0', '1', '1', '8', '1', '7', '2e-05', '15.0', '9', '8', '7', '3=1I4=']
+    >>> format_blast6(a, "qseqid stitle qcovs strand", {"t": "a target"}).split("\\t")
+    ['q', 't a target', '100', '+']
     """
     if a.empty:
         raise ValueError(f"empty alignment of {a.query} and {a.target} has no blast6 line")
-    qstart, qend = _forward_query_range(a)
-    sstart, send = a.target_start + 1, a.target_end
-    if a.strand == "-":
-        sstart, send = send, sstart
-    fields = (
-        a.query, a.target, "%.3f" % (100.0 * a.matches / a.length), a.length, a.mismatches, a.gap_opens,
-        qstart, qend, sstart, send, format_evalue(finite_or_none(a.evalue)), format_bitscore(a.bitscore),
-        a.score, a.query_length, a.target_length, a.cigar,
-    )
-    return "\t".join(str(f) for f in fields)
+    names = BLAST6_COLUMNS if columns is None else parse_columns(columns)
+    line = _line(a, descriptions)
+    return "\t".join(str(COLUMNS[name][0](a, line)) for name in names)

@@ -1,16 +1,33 @@
-"""Text output that appears whole or not at all: :class:`OutputFile` and its ``with`` base."""
+"""Output files: :class:`OutputFile` — atomic where the path is a regular file
+(or nothing yet), straight through to devices, FIFOs, sockets and ``/dev/fd/N``,
+compressed by suffix — and its ``with`` base (docs/formats.md, "Output files").
+"""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import os
+import re
 import secrets
+import socket
+import stat
 import sys
+import weakref
 from typing import IO
 
 from ...exceptions import InputError
 
-__all__ = ["AtomicOutput", "OutputFile"]
+__all__ = ["AtomicOutput", "OutputFile", "output_target", "abort_pending"]
+
+# /proc/self/fd, /proc/thread-self/fd, /proc/PID/fd, /proc/PID/task/TID/fd: what /dev/fd resolves to
+_FD_DIR = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/fd$")
+# for abort_pending(): file outputs not yet closed or aborted, and the names of their temporary
+# files, each noted before the file is made (so that no interruption can leave one behind unnoted)
+_PENDING: "weakref.WeakSet[OutputFile]" = weakref.WeakSet()
+_TEMPS: set[str] = set()
 
 
 class AtomicOutput:
@@ -32,18 +49,136 @@ class AtomicOutput:
             self.abort()
 
 
+def _descriptor(path: str) -> tuple[int, int] | None:
+    """``(process id, descriptor)`` when ``path`` (``/dev/fd/3``,
+    ``/dev/stdout``, a link to one) names an open file descriptor: its folder,
+    link by link, is a ``/proc/*/fd``; else ``None``."""
+    p = os.path.abspath(path)
+    for _ in range(40):  # the kernel's limit on links followed
+        found = _FD_DIR.match(os.path.realpath(os.path.dirname(p)))
+        if found:
+            name, pid = os.path.basename(p), found.group(1)
+            return (int(pid) if pid.isdigit() else os.getpid(), int(name)) if name.isdigit() else None
+        try:
+            link = os.readlink(p)
+        except OSError:
+            return None
+        p = os.path.normpath(os.path.join(os.path.dirname(p), link))
+    return None
+
+
+def output_target(path: str | os.PathLike) -> tuple[bool, str]:
+    """How ``path`` is written: ``(True, file)`` — atomically, replacing
+    ``file`` (``path`` with its links resolved) — or ``(False, path)``,
+    straight through (a device, FIFO, socket or file descriptor).
+
+    >>> output_target("/dev/null")
+    (False, '/dev/null')
+    >>> output_target("/dev/fd/1")
+    (False, '/dev/fd/1')
+    >>> output_target("not-there-yet.tsv") == (True, os.path.realpath("not-there-yet.tsv"))
+    True
+    """
+    path = os.fspath(path)
+    if _descriptor(path):
+        return False, path
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:  # nothing there yet, or a link to nothing: created where it points
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError(f"{path!r} is a directory, not a file", param="output")
+    if mode is not None and not stat.S_ISREG(mode):
+        return False, path
+    target = os.path.realpath(path)
+    if not os.path.isdir(os.path.dirname(target)):
+        raise InputError(f"the folder of {path!r} does not exist", param="output")
+    return True, target
+
+
+def _open_through(path: str) -> IO[bytes]:
+    """``path`` opened for writing as it is: a device, FIFO, socket or
+    descriptor (one of this process is duplicated, so that it keeps its
+    offset and append mode and may be a socket)."""
+    found = _descriptor(path)
+    if found and found[0] == os.getpid():
+        try:
+            return os.fdopen(os.dup(found[1]), "wb")
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, path) from None
+    try:
+        is_socket = stat.S_ISSOCK(os.stat(path).st_mode)
+    except FileNotFoundError:
+        is_socket = False
+    if is_socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+        except BaseException:
+            sock.close()
+            raise
+        return os.fdopen(sock.detach(), "wb")
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666), "wb")
+
+
+def _text_layer(raw: IO[bytes], path: str) -> IO[str]:
+    """UTF-8 text over ``raw``, compressed when ``path`` ends in ``.gz``, ``.bz2`` or ``.xz``."""
+    suffix = os.path.splitext(path)[1].lower()
+    inner: IO[bytes] = raw
+    if suffix == ".gz":  # no name and time 0 in the header: the same output gives the same bytes
+        inner = gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0)
+    elif suffix == ".bz2":
+        inner = bz2.BZ2File(raw, "wb")
+    elif suffix == ".xz":
+        inner = lzma.LZMAFile(raw, "wb")
+    return io.TextIOWrapper(inner, encoding="utf-8", newline="\n")  # type: ignore[arg-type]
+
+
+def _replace(tmp: str, target: str, path: str) -> None:
+    """Rename ``tmp`` onto ``target``, unless something other than a regular
+    file has appeared there since the output was opened."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise InputError(f"{path!r} is no longer a regular file; it was not replaced", param="output")
+    os.replace(tmp, target)
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    _TEMPS.discard(tmp)
+
+
+def abort_pending() -> None:
+    """Abort every file output not yet closed and remove their temporary files
+    (the command line calls this when it is interrupted or terminated)."""
+    for out in list(_PENDING):
+        out.abort()
+    for tmp in list(_TEMPS):
+        _remove(tmp)
+
+
 class OutputFile(AtomicOutput):
-    """A text output that appears whole or not at all.
+    """An output that, written to a file, appears whole or not at all.
 
     ``path`` ``None`` or ``"-"`` is standard output, an object with ``write`` is
-    written to (never closed); a file path is written through a temporary file
-    in the same directory, renamed onto ``path`` by :meth:`close`. :meth:`abort`
+    written to (never closed). A path of a regular file, or of nothing yet, is
+    written through a temporary file beside it, renamed onto it by
+    :meth:`close` (symbolic links are followed, so a link stays a link; an
+    existing file keeps its mode, a new one gets the umask's); :meth:`abort`
     (or an exception inside ``with``) removes the temporary file and leaves an
-    existing ``path`` as it was. A ``path`` that is a directory, or whose
-    directory does not exist, is an :class:`~swgpu.exceptions.InputError` with
-    ``param="output"``.
+    existing file as it was. A character device, FIFO or socket is written
+    straight through, as is a ``/dev/fd/N`` path (bash's ``>(command)``; a
+    descriptor of this process is duplicated, keeping its offset). Text to a path ending in ``.gz``,
+    ``.bz2`` or ``.xz`` is compressed. ``binary=True`` takes ``bytes`` (never
+    compressed). A ``path`` that is a directory, or whose directory does not
+    exist, is an :class:`~swgpu.exceptions.InputError` with ``param="output"``.
 
-    >>> import io
     >>> buf = io.StringIO()
     >>> with OutputFile(buf) as out:
     ...     out.write("hello\\n")
@@ -55,83 +190,119 @@ class OutputFile(AtomicOutput):
     swgpu.exceptions.InputError: output: the folder of '/nonexistent-folder/out.txt' does not exist
     """
 
-    def __init__(self, path: str | os.PathLike | IO[str] | None):
+    def __init__(self, path: str | os.PathLike | IO | None, *, binary: bool = False):
         self.path: str | None = None
         self._tmp: str | None = None
-        self._own = False
-        if path is None or (isinstance(path, str) and path == "-"):
-            self._fh: IO[str] = sys.stdout
-        elif hasattr(path, "write"):
-            self._fh = path  # type: ignore[assignment]
-        else:
-            self.path = os.fspath(path)
-            self._fh, self._tmp = self._open_temp(self.path)
-            self._own = True
+        self._target: str | None = None
+        self._raw: IO[bytes] | None = None
         self._closed = False
+        if path is None or (isinstance(path, str) and path == "-"):
+            self._fh: IO = sys.stdout.buffer if binary else sys.stdout
+            return
+        if hasattr(path, "write"):
+            self._fh = path  # type: ignore[assignment]
+            return
+        self.path = os.fspath(path)
+        atomic, target = output_target(self.path)
+        self._fh = None  # type: ignore[assignment]
+        _PENDING.add(self)
+        try:
+            if atomic:
+                self._open_temp(target)
+            else:
+                self._raw = _open_through(self.path)
+            self._fh = self._raw if binary else _text_layer(self._raw, self.path)  # type: ignore[arg-type]
+        except BaseException:
+            self.abort()
+            raise
 
-    @staticmethod
-    def _open_temp(path: str) -> tuple[IO[str], str]:
-        directory, base = os.path.split(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise InputError(f"{path!r} is a directory, not a file", param="output")
-        if not os.path.isdir(directory):
-            raise InputError(f"the folder of {path!r} does not exist", param="output")
-        while True:
-            tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+    def _open_temp(self, target: str) -> None:
+        """A new temporary file beside ``target``, with the mode ``target`` has
+        (or, for a new file, the umask's, as ``open()`` would give)."""
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = None
+        directory, base = os.path.split(target)
+        self._target = target
+        while self._raw is None:
+            self._tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+            _TEMPS.add(self._tmp)
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except FileExistsError:
+                fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except FileExistsError:  # another's file: not ours to remove
+                _TEMPS.discard(self._tmp)
                 continue
-            break
-        return io.open(fd, "w", encoding="utf-8", newline="\n"), tmp
+            try:
+                if mode is not None:
+                    os.fchmod(fd, mode)
+                self._raw = os.fdopen(fd, "wb")
+            except BaseException:
+                os.close(fd)
+                raise
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def write(self, text: str) -> None:
+    def write(self, data) -> None:
         try:
-            self._fh.write(text)
+            self._fh.write(data)
         except BaseException:
             self.abort()
             raise
 
+    def _finish_layers(self) -> None:
+        """Flush the text layer and end the compressed stream, leaving the file open."""
+        if self._fh is self._raw:
+            return
+        self._fh.flush()
+        inner = self._fh.detach()  # type: ignore[union-attr]
+        self._fh = self._raw  # type: ignore[assignment]
+        if inner is not self._raw:
+            inner.close()  # writes the compressed stream's end; the file itself stays open
+
     def close(self) -> None:
         if self._closed:
             return
-        if not self._own:
+        if self.path is None:  # standard output or a caller's stream
             self._closed = True
             self._fh.flush()
             return
-        fh, tmp = self._fh, self._tmp
         try:
-            fh.flush()
-            os.fsync(fh.fileno())
-            fh.close()
-            os.replace(tmp, self.path)  # type: ignore[arg-type]
-            self._tmp = None
+            self._finish_layers()
+            if self._tmp is not None:
+                self._raw.flush()  # type: ignore[union-attr]
+                os.fsync(self._raw.fileno())  # type: ignore[union-attr]
+                self._raw.close()  # type: ignore[union-attr]
+                _replace(self._tmp, self._target, self.path)  # type: ignore[arg-type]
+                _TEMPS.discard(self._tmp)
+                self._tmp = None
+            else:
+                self._raw.close()  # type: ignore[union-attr]
         except BaseException:
             self.abort()
             raise
         self._closed = True
+        _PENDING.discard(self)
 
     def abort(self) -> None:
         if self._closed:
             return
         self._closed = True
-        if not self._own:
+        _PENDING.discard(self)
+        if self.path is None:  # standard output or a caller's stream
             try:
                 self._fh.flush()
             except Exception:
                 pass
             return
-        try:
-            self._fh.close()
-        except Exception:
-            pass
-        try:
-            if self._tmp is not None:
-                os.unlink(self._tmp)
-        except FileNotFoundError:
-            pass
+        for fh in (self._fh, self._raw):
+            try:
+                if fh is not None:
+                    fh.close()
+            except Exception:
+                pass
+        if self._tmp is not None:
+            _remove(self._tmp)
         self._tmp = None

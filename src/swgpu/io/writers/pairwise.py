@@ -72,9 +72,10 @@ def _block_lines(a: AlignmentRecord, width: int) -> list[str]:
     minus = a.strand == "-"
     qlen = a.query_length
     digits = max(6, len(str(max(a.query_end, a.target_end, qlen if minus else 0))))
-    indent = " " * (_NAME_WIDTH + 1 + digits + 1)
-    qname = f"{a.query[:_NAME_WIDTH]:<{_NAME_WIDTH}}"
-    tname = f"{a.target[:_NAME_WIDTH]:<{_NAME_WIDTH}}"
+    name_width = max(_NAME_WIDTH, len(a.query), len(a.target))
+    indent = " " * (name_width + 1 + digits + 1)
+    qname = f"{a.query:<{name_width}}"
+    tname = f"{a.target:<{name_width}}"
     qpos, tpos = a.query_start, a.target_start  # residues consumed, 0-based next index
     lines: list[str] = []
     for off in range(0, a.length, width):
@@ -105,8 +106,9 @@ def format_pairwise(a: AlignmentRecord, scoring: ScoringLike | None = None, widt
     (``|`` identical, ``:`` positive-scoring substitution, ``.`` other
     substitution, space for gaps) and a target line; ``start`` and ``end`` are the
     1-based positions of the first and last residue on the line (a line of gaps
-    only shows the last residue before it). Names are cut or padded to 13
-    characters as in EMBOSS ``water``. For ``strand == "-"`` the query is shown
+    only shows the last residue before it). Names are padded to 13 characters
+    as in EMBOSS ``water``; a longer name is written whole, and the columns of
+    that alignment move right to fit it. For ``strand == "-"`` the query is shown
     reverse-complemented with forward-strand positions, which count down.
     ``scoring`` (anything with a ``describe()``) adds a ``# Scoring:`` line.
 

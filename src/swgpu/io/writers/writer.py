@@ -4,7 +4,8 @@
     BLAST ``-outfmt 6``: the 12 standard tab-separated columns
     ``qseqid sseqid pident length mismatch gapopen qstart qend sstart send
     evalue bitscore``, then four extra columns: ``score`` (raw score),
-    ``qlen``, ``slen`` and ``cigar``. No header line unless asked for.
+    ``qlen``, ``slen`` and ``cigar``; or the columns named by ``columns``
+    (:data:`~swgpu.io.writers.blast6.COLUMNS`). No header line unless asked for.
 ``sam``
     SAM 1.6, one record per alignment, the query as the read and the target
     as the reference. The header lists every target, so the targets must be
@@ -60,10 +61,10 @@ complement. The formats handle it as follows:
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable
+from typing import IO, Iterable, Mapping
 
 from ...exceptions import InputError
-from .blast6 import blast6_header, format_blast6
+from .blast6 import blast6_header, format_blast6, parse_columns
 from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
 from .pairwise import format_pairwise, pairwise_file_header
@@ -74,6 +75,18 @@ __all__ = ["FORMATS", "AlignmentWriter"]
 
 #: Output formats understood by :class:`AlignmentWriter`.
 FORMATS = ("blast6", "sam", "json", "pairwise")
+
+
+def _descriptions(given: Mapping[str, str] | None, targets: Iterable | None) -> Mapping[str, str]:
+    """Target name -> description: ``given``, else those of the sequence-like ``targets``."""
+    if given is not None:
+        return given
+    found = {}
+    for item in targets or ():
+        description = getattr(item, "description", None)
+        if description:
+            found.setdefault(str(item.name), str(description))
+    return found
 
 
 class AlignmentWriter(AtomicOutput):
@@ -95,6 +108,14 @@ class AlignmentWriter(AtomicOutput):
     it and ``sam`` always has its header. ``blast6`` writes no line for an
     empty alignment (as BLAST writes none without a hit); the other formats do
     write one.
+
+    ``columns`` (``blast6`` only): the column names to write, a sequence or a
+    string as :func:`~swgpu.io.writers.blast6.parse_columns` reads it
+    (``"qseqid sseqid evalue stitle"``); default the 16 of
+    :data:`~swgpu.io.writers.blast6.BLAST6_COLUMNS`. ``descriptions``: target
+    name -> description, for the ``stitle`` column; without it the
+    descriptions of ``targets`` given as sequences are used, and a target
+    without one is shown by its name alone.
 
     >>> from swgpu.align.alignment import Alignment
     >>> from swgpu.scoring import Scoring
@@ -122,14 +143,22 @@ class AlignmentWriter(AtomicOutput):
         targets: Iterable | None = None,
         *,
         header: bool = False,
+        columns: str | Iterable[str] | None = None,
+        descriptions: Mapping[str, str] | None = None,
     ):
         fmt_norm = str(fmt).strip().lower()
         if fmt_norm not in FORMATS:
             raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", param="format")
+        if columns is not None and fmt_norm != "blast6":
+            raise InputError(f"columns apply to the blast6 format, not {fmt_norm}", param="columns")
         self.fmt = fmt_norm
         self.scoring = scoring
         self.program_line = program_line
         self.header = header
+        self.columns = parse_columns(columns) if fmt_norm == "blast6" else None
+        self.descriptions = None
+        if self.columns is not None and "stitle" in self.columns:
+            self.descriptions = _descriptions(descriptions, targets)
         self._targets: set[str] | None = None
         preamble = ""
         if fmt_norm == "sam":
@@ -140,7 +169,7 @@ class AlignmentWriter(AtomicOutput):
             self._targets = {name for name, _ in pairs}
             preamble = sam_header(pairs, program_line)
         elif header and fmt_norm == "blast6":
-            preamble = blast6_header() + "\n"
+            preamble = blast6_header(self.columns) + "\n"
         elif header and fmt_norm == "pairwise":
             preamble = pairwise_file_header(program_line, scoring)
 
@@ -157,7 +186,7 @@ class AlignmentWriter(AtomicOutput):
     def _format(self, alignment: AlignmentRecord, query_text) -> str | None:
         """The text for one alignment in this writer's format; ``None`` when nothing is written."""
         if self.fmt == "blast6":
-            return None if alignment.empty else format_blast6(alignment) + "\n"
+            return None if alignment.empty else format_blast6(alignment, self.columns, self.descriptions) + "\n"
         if self.fmt == "sam":
             if not alignment.empty and self._targets is not None and alignment.target not in self._targets:
                 raise ValueError(f"target {alignment.target!r} is not among the targets of the SAM header")

@@ -1,0 +1,106 @@
+"""SIGTERM and SIGHUP stop a command as Ctrl-C does: the output being written
+is removed (no hidden temporary file, no partial file), exit status 128 + signal."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from swgpu.cli.main import Terminated, _Termination
+
+LETTERS = "ACDEFGHIKLMNPQRSTVWY"
+
+
+def _inputs(folder: Path) -> None:
+    """Random proteins: 150 x 300 pairs of length 150, a job of many seconds."""
+    rng = random.Random(7)
+    for name, count in (("q.fa", 150), ("t.fa", 300)):
+        records = (f">{name[0]}{i}\n{''.join(rng.choices(LETTERS, k=150))}\n" for i in range(count))
+        (folder / name).write_text("".join(records))
+
+
+def _temp_files(folder: Path) -> list[str]:
+    return [n for n in os.listdir(folder) if n.endswith(".tmp")]
+
+
+def _signal_while_writing(folder: Path, signum: int) -> tuple[int, str]:
+    """Start ``swgpu align`` writing ``out.tsv`` in ``folder``, send ``signum``
+    once its temporary file exists; the exit status and stderr."""
+    _inputs(folder)
+    cmd = [sys.executable, "-m", "swgpu", "align", "q.fa", "t.fa", "-f", "blast6", "--min-score", "0",
+           "--device", "cpu", "--threads", "1", "-o", "out.tsv"]
+    proc = subprocess.Popen(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not _temp_files(folder):
+            assert proc.poll() is None, f"finished before the output was opened: {proc.communicate()}"
+            assert time.monotonic() < deadline, "no temporary output file after 60 s"
+            time.sleep(0.02)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, err
+
+
+@pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_signal_removes_the_output_being_written(tmp_path, signum, code):
+    returncode, err = _signal_while_writing(tmp_path, signum)
+    assert returncode == code, err
+    assert err.strip() == f"swgpu: terminated by {signal.Signals(signum).name}"
+    assert _temp_files(tmp_path) == [] and not (tmp_path / "out.tsv").exists()
+
+
+def test_signal_leaves_an_existing_output_alone(tmp_path):
+    (tmp_path / "out.tsv").write_text("previous results\n")
+    returncode, _ = _signal_while_writing(tmp_path, signal.SIGTERM)
+    assert returncode == 143
+    assert (tmp_path / "out.tsv").read_text() == "previous results\n" and _temp_files(tmp_path) == []
+
+
+def test_ignored_signal_stays_ignored_and_handlers_come_back():
+    """``nohup`` ignores SIGHUP: the command line must not turn it back on."""
+    old_hup = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    old_term = signal.getsignal(signal.SIGTERM)
+    termination = _Termination()
+    try:
+        termination.install()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) not in (old_term, signal.SIG_IGN)
+        termination.restore()
+        assert signal.getsignal(signal.SIGTERM) == old_term
+    finally:
+        termination.restore()
+        signal.signal(signal.SIGHUP, old_hup)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_lost_in_a_destructor_is_sent_again():
+    """Python drops an exception raised in ``__del__``; the signal must not be lost with it."""
+    class Dropper:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1000):  # the handler runs here and its exception is dropped
+                pass
+
+    termination = _Termination()
+    termination.install()
+    try:
+        with pytest.raises(Terminated) as info:
+            with termination:
+                Dropper()
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    time.sleep(0.01)
+        assert info.value.signum == signal.SIGTERM and time.monotonic() < deadline
+    finally:
+        termination.restore()
