@@ -57,10 +57,11 @@ def test_identical_sequences_past_16_bits():
     _same([(s, s), (s, _dna(rng, "u", 0, s.text[100:1400]))], big)
 
 
-def test_boxes_over_the_budget_go_to_the_cpu():
+def test_pairs_over_the_budget_go_to_the_cpu():
     rng = np.random.default_rng(2)
     a = _dna(rng, "a", 700)
-    pairs = [(a, _dna(rng, "b", 0, a.text[::-1][:50] + a.text + "ACGT")), (a, _dna(rng, "c", 300))]
+    pairs = [(a, _dna(rng, "b", 0, a.text[::-1][:50] + a.text + "ACGT")), (a, _dna(rng, "c", 300)),
+             (_dna(rng, "s", 40), _dna(rng, "t", 60))]
     _same(pairs, Scoring.default("dna"), base_cells=10_000)
 
 

@@ -9,11 +9,12 @@ alignment, byte for byte):
 3. ``tb_nw_path`` -- the path between start and end from a full matrix of
    direction bytes, walked back on the GPU.
 
-Step 3 runs on the GPU for every pair whose aligned box holds at most
-:data:`~swgpu.align.traceback.BASE_CELLS` cells -- exactly the pairs whose
-CPU traceback is one full-matrix pass. A larger box is traced by the CPU
-engine's linear-memory divide and conquer (``fallback``), which reports the
-same alignment as the CPU engine by construction.
+A pair runs on the GPU when its matrix holds at most
+:data:`~swgpu.align.traceback.BASE_CELLS` cells (so does its aligned box:
+exactly the pairs whose CPU traceback is one full-matrix pass); a larger pair
+is traced by the CPU engine's linear-memory divide and conquer
+(``fallback``), which reports the same alignment as the CPU engine by
+construction (one GPU thread per pair would take far longer on it).
 """
 
 from __future__ import annotations
@@ -78,7 +79,9 @@ class CudaTracer:
         for q, t in pairs:
             self.check(q, t)
         out: list = [None] * len(pairs)
-        todo = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t)]
+        # one thread runs a pair: pairs over the direction budget (long proteins,
+        # genome pieces) go straight to the CPU engine's linear-memory traceback
+        todo = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t) and len(q) * len(t) <= self.base_cells]
         for k, (q, t) in enumerate(pairs):
             if not (len(q) and len(t)):
                 out[k] = Alignment.empty_for(q, t)
