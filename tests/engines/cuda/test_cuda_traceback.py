@@ -62,7 +62,7 @@ def test_pairs_over_the_budget_go_to_the_cpu():
     a = _dna(rng, "a", 700)
     pairs = [(a, _dna(rng, "b", 0, a.text[::-1][:50] + a.text + "ACGT")), (a, _dna(rng, "c", 300)),
              (_dna(rng, "s", 40), _dna(rng, "t", 60))]
-    _same(pairs, Scoring.default("dna"), base_cells=10_000)
+    _same(pairs, Scoring.default("dna"), gpu_cells=10_000)
 
 
 def test_batches_split_by_cells():

@@ -9,9 +9,9 @@ alignment, byte for byte):
 3. ``tb_nw_path`` -- the path between start and end from a full matrix of
    direction bytes, walked back on the GPU.
 
-A pair runs on the GPU when its matrix holds at most
-:data:`~swgpu.align.traceback.BASE_CELLS` cells (so does its aligned box:
-exactly the pairs whose CPU traceback is one full-matrix pass); a larger pair
+A pair runs on the GPU when its matrix holds at most :data:`GPU_CELLS` cells
+(at most :data:`~swgpu.align.traceback.BASE_CELLS`, so its aligned box is one
+of the pairs whose CPU traceback is one full-matrix pass); a larger pair
 is traced by the CPU engine's linear-memory divide and conquer
 (``fallback``), which reports the same alignment as the CPU engine by
 construction (one GPU thread per pair would take far longer on it).
@@ -31,6 +31,12 @@ from . import runtime
 __all__ = ["CudaTracer"]
 
 KERNEL_FILE = "sw_traceback.cu"
+#: Largest pair (cells) traced on the GPU. One thread runs a pair, so a large
+#: pair takes one thread that long: measured on an H100, search hits of up to
+#: 4 M cells made the GPU passes slower than 16 CPU threads, while read pairs
+#: (~40 k cells) and proteins of a few hundred residues (~100 k) run 4-10x
+#: faster on the GPU.
+GPU_CELLS = 1 << 18
 BLOCK = 128
 
 
@@ -50,12 +56,13 @@ class CudaTracer:
     """
 
     def __init__(self, scoring: Scoring, device_id: int, fallback, base_cells: int = BASE_CELLS,
-                 batch_cells: int = 1 << 30):
+                 batch_cells: int = 1 << 30, gpu_cells: int = GPU_CELLS):
         self.scoring = scoring
         self.device_id = int(device_id)
         self.fallback = fallback
         self.base_cells = int(base_cells)
         self.batch_cells = int(batch_cells)
+        self.gpu_cells = min(int(gpu_cells), self.base_cells)
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self._K = int(m.shape[0])
@@ -79,9 +86,9 @@ class CudaTracer:
         for q, t in pairs:
             self.check(q, t)
         out: list = [None] * len(pairs)
-        # one thread runs a pair: pairs over the direction budget (long proteins,
-        # genome pieces) go straight to the CPU engine's linear-memory traceback
-        todo = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t) and len(q) * len(t) <= self.base_cells]
+        # one thread runs a pair: larger pairs (long proteins, genome pieces) go
+        # straight to the CPU engine's linear-memory traceback, on all cores
+        todo = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t) and len(q) * len(t) <= self.gpu_cells]
         for k, (q, t) in enumerate(pairs):
             if not (len(q) and len(t)):
                 out[k] = Alignment.empty_for(q, t)
