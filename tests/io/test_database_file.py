@@ -175,3 +175,18 @@ def test_header_records_checksums(db_file):
     assert header["format"] == FORMAT and header["size"] == len(data)
     for start, nbytes, crc in header["sections"].values():
         assert start % 64 == 0 and zlib.crc32(data[start:start + nbytes]) == crc
+
+
+def test_sam_refuses_a_duplicate_target_id_with_two_lengths(tmp_path, run_cli):
+    # makedb warns about the duplicate; SAM output then stops with one line (a valid
+    # SAM header cannot list one name twice) and writes no file
+    fa = tmp_path / "d.fa"
+    fa.write_text(">x first\nMKTAYIAKQRQISFVKSHFSRQ\n>x second\nMKTAYIAKQRQISFVKSH\n")
+    q = tmp_path / "q.fa"
+    q.write_text(">q\nMKTAYIAKQRQISFVKSHFSRQ\n")
+    code, out, err = run_cli(["makedb", fa, tmp_path / "d.swdb"])
+    assert code == 0 and "duplicate" in err
+    code, out, err = run_cli(["search", "-q", q, "-d", tmp_path / "d.swdb", "--device", "cpu", "-f", "sam",
+                              "-o", tmp_path / "h.sam", "--evalue", "1000"])
+    assert code == 2 and "unique reference names" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "h.sam").exists()

@@ -235,12 +235,9 @@ def write_alignments(args, scoring, rows, targets=None, descriptions=None) -> in
     """
     from ..io.writers import AlignmentWriter
 
-    if targets is None:
+    if targets is None:  # every (name, length): the SAM header refuses one name with two lengths
         rows = list(rows)
-        seen: dict = {}
-        for aln, _ in rows:
-            seen.setdefault(aln.target, aln.target_length)
-        targets = list(seen.items())
+        targets = [(aln.target, aln.target_length) for aln, _ in rows]
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
                          descriptions=descriptions) as writer:

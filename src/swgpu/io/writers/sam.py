@@ -33,7 +33,8 @@ def sam_targets(targets: Iterable) -> list[tuple[str, int]]:
         name, length = str(name), int(length)
         if name in seen:
             if seen[name] != length:
-                raise InputError(f"target {name!r} given twice with lengths {seen[name]} and {length}",
+                raise InputError(f"target ID {name!r} names two sequences (lengths {seen[name]} and {length}); "
+                                 "SAM needs unique reference names: rename them or write another format",
                                  param="targets")
             continue
         seen[name] = length
