@@ -200,3 +200,21 @@ def test_strand_parameter_checks():
             bad()
         assert err.value.param == "strand"
     assert Aligner(protein, device="cpu").align("MKVLAAGIVW", "MKVLAAGIVW").strand == "+"
+
+
+def test_reverse_complemented_16s_query_finds_its_whole_hit(shared_data, run_cli, tmp_path):
+    # the case, on a slice of the gold set: the reverse complement of a
+    # 16S sequence used to find a 34 bp hit; both strands find the whole gene
+    from swgpu import read_sequences
+
+    seqs = read_sequences(shared_data / "rna" / "rRNA16S_gold.fasta.gz", "dna")[:150]
+    db = tmp_path / "gold150.fa"
+    db.write_text("".join(f">{s.name}\n{s.text}\n" for s in seqs))
+    q = tmp_path / "rc.fa"
+    q.write_text(f">rc\n{reverse_complement(seqs[70].text)}\n")
+    code, out, err = run_cli(["search", "-q", q, "-d", db, "--device", "cpu", "--top", "1", "-o", tmp_path / "h.tsv"])
+    assert code == 0
+    cols = (tmp_path / "h.tsv").read_text().splitlines()[0].split("\t")
+    n = len(seqs[70])
+    assert cols[1] == seqs[70].name and int(cols[3]) == n and cols[2] == "100.000"
+    assert (int(cols[6]), int(cols[7]), int(cols[8]), int(cols[9])) == (1, n, n, 1)  # sstart > send: minus
