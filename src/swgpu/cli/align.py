@@ -28,13 +28,14 @@ def run(args) -> int:
     from ..io.readers import read_sequences
     from ..workloads.align import align_all
 
-    report = Report("swgpu align", args.quiet)
+    report = Report("swgpu align", args.quiet, timings=args.timings)
     resolve_output(args)
     check_scoring(args)
     queries = read_sequences(args.query, args.alphabet)  # read once: the query may be standard input
     targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
                              expect=None if args.alphabet else queries[0].alphabet)
     scoring = scoring_from(args, queries[0].alphabet)
+    report.phase("read")
     total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
     results = align_all(queries, targets, scoring, device=args.device, threads=args.threads,
                         on_done=report.advance, strand=args.strand)
@@ -42,6 +43,7 @@ def run(args) -> int:
             for k, aln in enumerate(results) if aln.score >= args.min_score)
     with report.progress(total, "aligning"):
         written = write_alignments(args, scoring, rows, targets=targets)
+    report.phase("traceback+write")  # streamed together
     pairs = len(queries) * len(targets)
     report.summary(f"{plural(len(queries), 'query')} x {plural(len(targets), 'target')} = {plural(pairs, 'pair')}, "
                    f"{plural(written, 'alignment')} written")

@@ -122,6 +122,9 @@ def add_strand(p: argparse.ArgumentParser, default: str) -> None:
 def add_quiet(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar and no summary line on standard error")
+    p.add_argument("--timings", action="store_true",
+                   help="at the end, one line per phase on standard error (read, upload, compile, score, "
+                        "traceback, write) and the total")
 
 
 def param_flags(p: argparse.ArgumentParser) -> dict[str, str]:

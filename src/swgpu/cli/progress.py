@@ -41,9 +41,13 @@ class Report:
     'swgpu search: 2 queries, 20 hits written, 1.50 s, 2 GCUPS'
     """
 
-    def __init__(self, command: str, quiet: bool = False, stream=None):
+    def __init__(self, command: str, quiet: bool = False, stream=None, timings: bool = False):
         self.command = command
         self.quiet = quiet
+        self.timings = timings
+        #: Seconds per phase (read, upload, compile, score, traceback, write), in order.
+        self.phases: dict[str, float] = {}
+        self._mark: float | None = None
         self.stream = sys.stderr if stream is None else stream
         self.start = time.perf_counter()
         self.cells = 0
@@ -95,6 +99,15 @@ class Report:
         if self._bar is not None:
             self._bar.advance(self._task, cells)
 
+    def phase(self, name: str, seconds: float | None = None) -> None:
+        """Close phase ``name``: ``seconds`` given, or the time since the last
+        phase closed (or the start)."""
+        now = time.perf_counter()
+        if seconds is None:
+            seconds = now - (self._mark if self._mark is not None else self.start)
+        self.phases[name] = self.phases.get(name, 0.0) + seconds
+        self._mark = now
+
     def summary(self, what: str) -> str:
         """Print (unless quiet) and return the summary line: ``what``, the wall
         time since the start and, when cells were expected, GCUPS over it."""
@@ -104,4 +117,8 @@ class Report:
             line += f", {self.cells / max(seconds, 1e-9) / 1e9:.3g} GCUPS"
         if not self.quiet:
             print(line, file=self.stream, flush=True)
+        if self.timings:  # one line per phase, as CUDASW++'s --verbose
+            for name, sec in self.phases.items():
+                print(f"{self.command}: {name:<10s} {sec:9.3f} s", file=self.stream)
+            print(f"{self.command}: {'total':<10s} {seconds:9.3f} s", file=self.stream, flush=True)
         return line

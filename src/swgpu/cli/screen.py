@@ -66,28 +66,34 @@ def run(args) -> int:
     from ..scoring import Scoring
     from ..workloads.screen import Screener
 
-    report = Report("swgpu screen", args.quiet)
+    report = Report("swgpu screen", args.quiet, timings=args.timings)
     if args.threshold is None:
         _check_table_output(args)
     else:
         resolve_output(args)
     check_scoring(args)
     queries, targets = _read_pairs(args)
+    report.phase("read")
     scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                             gap_extend=args.gap_extend)
     screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
+    report.phase("upload")  # engine start
     total = sum(len(q) * len(t) for q, t in zip(queries, targets))
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
         result = screener.screen(queries, targets, args.threshold)
+    for name, sec in screener.seconds.items():  # score (host packing, copies, kernels), traceback
+        report.phase(name, sec)
     pairs = plural(len(queries), "pair")
     if args.threshold is None:
         with OutputFile(args.output) as out:
             out.write("query\ttarget\tscore\n")
             out.write("".join(f"{q.name}\t{t.name}\t{s}\n" for q, t, s in zip(queries, targets, result.scores.tolist())))
+        report.phase("write")
         report.summary(f"{pairs} scored, score table written")
         return 0
     written = write_alignments(args, scoring,
                                [(aln, queries[int(i)].text) for i, aln in zip(result.selected, result.alignments)])
+    report.phase("write")
     report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
                    f"{plural(written, 'alignment')} written")
     return 0

@@ -45,14 +45,16 @@ def run(args) -> int:
     from ..workloads.search import Searcher
     from ..workloads.strands import strands_for
 
-    report = Report("swgpu search", args.quiet)
+    report = Report("swgpu search", args.quiet, timings=args.timings)
     resolve_output(args)
     check_scoring(args)
     db = Database.load(args.db, args.alphabet)
     queries = read_sequences(args.query, db.alphabet, what="the database",
                              expect=None if args.alphabet else db.alphabet)
     scoring = scoring_from(args, db.alphabet)
+    report.phase("read")
     searcher = Searcher(db, scoring, device=args.device, gpus=gpu_ids(args.gpus), threads=args.threads)
+    report.phase("upload")  # engine start and the database on the device
     evalue = args.evalue
     if evalue is None and searcher.statistics.available:
         evalue = DEFAULT_EVALUE
@@ -63,8 +65,11 @@ def run(args) -> int:
     with report.progress(total, f"searching {len(db):,} sequences"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
+    report.phase("score", searcher.score_seconds)  # kernels compiled on first use included
+    report.phase("traceback", searcher.traceback_seconds)
     written = write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits],
                                descriptions=_descriptions(db, "stitle" in (args.columns or ())))
+    report.phase("write")
     report.summary(f"{plural(len(queries), 'query')} against {plural(len(db), 'sequence')}, "
                    f"{plural(written, 'hit')} written")
     return 0

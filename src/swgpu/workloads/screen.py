@@ -31,6 +31,7 @@ pass) and keeps, per pair, the better strand (plus on equal scores);
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Sequence as Seq
 
@@ -90,6 +91,8 @@ class Screener:
         self.threads = self.executor.threads
         self._scorer = self.engine.pair_scorer(scoring, kernel)
         self.last_timings = None
+        #: Wall seconds of the last :meth:`screen`: ``score`` and ``traceback``.
+        self.seconds: dict = {}
 
     def scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> np.ndarray:
         """Best local score of each pair ``(queries[i], targets[i])`` (on the better strand with ``both``)."""
@@ -112,7 +115,9 @@ class Screener:
 
     def screen(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
         """Scores of all pairs; with ``threshold``, alignments of the pairs scoring at least it."""
+        t0 = time.perf_counter()
         scores, strands = self._strand_scores(queries, targets)
+        self.seconds = {"score": time.perf_counter() - t0}
         if threshold is None:
             return ScreenResult(scores, strands=strands)
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
@@ -120,4 +125,6 @@ class Screener:
                           scoring=self.scoring)
         jobs = [PairJob(queries[i], targets[i], int(scores[i]), (len(queries[i]), len(targets[i]), 1), f"pair {i}",
                         strand=str(strands[i])) for i in selected.tolist()]
-        return ScreenResult(scores, selected, trace.all(jobs), strands)
+        alignments = trace.all(jobs)
+        self.seconds["traceback"] = trace.seconds
+        return ScreenResult(scores, selected, alignments, strands)

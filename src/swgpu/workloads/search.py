@@ -118,6 +118,13 @@ class Searcher:
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
         self._shards = [Shard.load(e.database_scorer(scoring), database, p) for e, p in zip(engines, parts)]
         self.load_seconds = time.perf_counter() - t0
+        #: Wall seconds of scoring in :meth:`search` so far (for ``--timings``).
+        self.score_seconds = 0.0
+
+    @property
+    def traceback_seconds(self) -> float:
+        """Wall seconds spent tracing hits so far."""
+        return self._traceback.seconds
 
     def compile(self, queries: list[Sequence], strand: str = "both") -> float:
         """Compile (or load from the cache) the kernels that scoring these
@@ -209,6 +216,7 @@ class Searcher:
                 return
             t0 = time.perf_counter()
             all_scores = self.strand_scores(chunk, strand)
+            self.score_seconds += time.perf_counter() - t0
             seconds = (time.perf_counter() - t0) / len(chunk)
             for q, scores in zip(chunk, all_scores):
                 result = self._result(q, scores, seconds, top, evalue)

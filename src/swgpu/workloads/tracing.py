@@ -23,6 +23,7 @@ span is bounded and the whole target is traced.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
@@ -84,6 +85,8 @@ class Traceback:
         self.executor = executor
         self.on_done = on_done
         self.scoring = scoring
+        #: Wall seconds spent tracing so far (for ``--timings``).
+        self.seconds = 0.0
 
     #: Pairs handed to the tracer at once by :meth:`stream`.
     chunk = 4096
@@ -99,8 +102,11 @@ class Traceback:
         return aln
 
     def one(self, job: PairJob) -> Alignment:
+        t0 = time.perf_counter()
         query, sign = self._orient(job)
-        return self._finish(job, self._align(query, job.target), sign)
+        aln = self._align(query, job.target)
+        self.seconds += time.perf_counter() - t0
+        return self._finish(job, aln, sign)
 
     def all(self, jobs: Iterable[PairJob]) -> list[Alignment]:
         """Alignments of ``jobs``, in order. Pairs go to the tracer as one batch
@@ -108,6 +114,7 @@ class Traceback:
         executor); a job on both strands aligns both and keeps the better
         (plus on ties); long targets are traced on windows, one by one."""
         jobs = list(jobs)
+        t0 = time.perf_counter()
         out: list = [None] * len(jobs)
         pairs, owners = [], []
         for k, job in enumerate(jobs):
@@ -129,6 +136,7 @@ class Traceback:
                 out[k] = self._finish(jobs[k], alns[p], jobs[k].strand)
             p += width
         rest = [k for k, a in enumerate(out) if a is None]
+        self.seconds += time.perf_counter() - t0
         for k, aln in zip(rest, self.executor.map(self.one, [jobs[k] for k in rest])):
             out[k] = aln
         return out

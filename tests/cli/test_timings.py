@@ -1,0 +1,37 @@
+"""`--timings`: one line per phase on standard error at the end of a run."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+EX = resources.files("swgpu").joinpath("data", "examples")
+
+
+def _phases(err: str, command: str) -> list[str]:
+    return [line.split()[2] for line in err.splitlines() if line.startswith(f"swgpu {command}: ") and
+            line.rstrip().endswith(" s") and len(line.split()) == 5]
+
+
+def test_search_timings(run_cli, tmp_path):
+    code, out, err = run_cli(["search", "-q", EX / "queries.fasta", "-d", EX / "targets.fasta", "--device", "cpu",
+                              "--timings", "-o", tmp_path / "h.tsv"])
+    assert code == 0
+    assert _phases(err, "search") == ["read", "upload", "score", "traceback", "write", "total"]
+
+
+def test_screen_and_align_timings(run_cli, tmp_path):
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("a\tACGTACGTACGTACGT\tb\tACGTACGTACGAACGT\n")
+    code, out, err = run_cli(["screen", "--pairs", pairs, "--threshold", "1", "-f", "sam", "--device", "cpu",
+                              "--timings", "-o", tmp_path / "s.sam"])
+    assert code == 0
+    assert _phases(err, "screen") == ["read", "upload", "score", "traceback", "write", "total"]
+    code, out, err = run_cli(["align", EX / "queries.fasta", EX / "queries.fasta", "--timings", "-o",
+                              tmp_path / "a.txt"])
+    assert code == 0 and _phases(err, "align") == ["read", "traceback+write", "total"]
+
+
+def test_no_timings_by_default(run_cli, tmp_path):
+    code, out, err = run_cli(["search", "-q", EX / "queries.fasta", "-d", EX / "targets.fasta", "--device", "cpu",
+                              "-o", tmp_path / "h.tsv"])
+    assert code == 0 and not _phases(err, "search")
