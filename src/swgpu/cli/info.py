@@ -45,6 +45,8 @@ def run_demo(args) -> int:
         argv += ["--threads", str(args.threads)]
     if args.quiet:
         argv += ["--quiet"]
+    if args.timings:
+        argv += ["--timings"]
     print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
     ns = build_parser().parse_args(argv)
     ns.argv = argv
