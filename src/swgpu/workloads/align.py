@@ -68,7 +68,8 @@ class Aligner:
         self.strand = strand
         self.engine = get_engine(device)
         self.device = self.engine.name
-        self._tracers: dict[int, Traceback] = {}
+        self._tracers: dict[int, Traceback] = {}  # by id() of a scoring this aligner keeps alive
+        self._defaults: dict[str, Scoring] = {}  # Scoring.default per alphabet, when no scoring is given
 
     def _prepare(self, query: Sequence | str, target: Sequence | str) -> tuple[PairJob, Traceback]:
         alphabet = self.scoring.alphabet if self.scoring is not None else None
@@ -76,7 +77,11 @@ class Aligner:
             query = Sequence.from_text("query", query, alphabet)
         if isinstance(target, str):
             target = Sequence.from_text("target", target, alphabet or query.alphabet)
-        scoring = self.scoring or Scoring.default(query.alphabet)
+        scoring = self.scoring
+        if scoring is None:
+            if query.alphabet.name not in self._defaults:
+                self._defaults[query.alphabet.name] = Scoring.default(query.alphabet)
+            scoring = self._defaults[query.alphabet.name]
         for s in (query, target):
             if s.alphabet is not scoring.alphabet:
                 raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "

@@ -174,9 +174,8 @@ class Searcher:
         """Score, rank and align the hits of one query (``strand``: ``both``,
         ``plus`` or ``minus``; DNA only, protein has one strand)."""
         self._check_evalue(evalue)
-        self._check_query(query)
         t0 = time.perf_counter()
-        scores = self.strand_scores([query], strand)[0]
+        scores = self.strand_scores([query], strand)[0]  # checks the query
         return self._result(query, scores, time.perf_counter() - t0, top, evalue)
 
     def _result(self, query: Sequence, scores: dict[str, np.ndarray], seconds: float, top: int,
@@ -207,8 +206,7 @@ class Searcher:
         it = iter(queries)
         while True:
             chunk = []
-            for q in it:
-                self._check_query(q)
+            for q in it:  # checked by scores_many, before anything of the batch is scored
                 chunk.append(q)
                 if len(chunk) >= max(1, batch):
                     break

@@ -10,7 +10,7 @@ database) is traced on overlapping windows, so memory stays bounded by the
 window instead of growing with the target. Any local alignment that scores
 above 0 spans at most ``span = m + m * max // gap_extend + 1`` target residues
 (``m`` the query length, ``max`` the largest matrix entry: each gap column
-costs at least ``gap_extend``), so windows of ``stride + span - 1`` residues
+costs at least ``gap_extend``; :mod:`swgpu.align.span`), so windows of ``stride + span - 1`` residues
 every ``stride`` residues each hold every alignment that starts in their
 first ``stride`` residues. The best score is the best window's; the
 alignment is the one of the candidate window whose end comes first in
@@ -28,13 +28,14 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from ..align.alignment import Alignment
+from ..align.span import alignment_span, window_geometry
 from ..engines.base import Tracer
 from ..io.sequence import Sequence
 from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
 from .strands import oriented
 
-__all__ = ["PairJob", "Traceback", "alignment_span"]
+__all__ = ["PairJob", "Traceback"]
 
 
 @dataclass
@@ -51,14 +52,6 @@ class PairJob:
     space: tuple[int, int, int]
     label: str = ""
     strand: str = "+"
-
-
-def alignment_span(query_length: int, scoring: Scoring) -> int | None:
-    """Most target residues a local alignment of a query of ``query_length``
-    that scores above 0 can span (None when gaps are free to extend)."""
-    if scoring.gap_extend <= 0:
-        return None
-    return query_length + query_length * scoring.matrix.max_score // scoring.gap_extend + 1
 
 
 def _window(target: Sequence, start: int, end: int) -> Sequence:
@@ -163,15 +156,16 @@ class Traceback:
     def _windows(self, query: Sequence, target: Sequence) -> list[tuple[int, int]] | None:
         """``(start, end)`` of the windows of a long target, or None to use it whole."""
         n = len(target)
-        span = alignment_span(len(query), self.scoring) if self.scoring is not None else None
+        sc = self.scoring
+        span = alignment_span(len(query), sc.matrix.max_score, sc.gap_extend) if sc is not None else None
         if span is None or n <= self.long_target:
             return None
-        stride = max(self.window, 4 * span)
-        if stride + span - 1 >= n:
+        stride, width = window_geometry(span, self.window)
+        if width >= n:
             return None
-        starts = list(range(0, n - (stride + span - 1), stride))
+        starts = list(range(0, n - width, stride))
         starts.append(starts[-1] + stride)
-        return [(a, min(n, a + stride + span - 1)) for a in starts]
+        return [(a, min(n, a + width)) for a in starts]
 
     def score(self, query: Sequence, target: Sequence) -> int:
         """The best score of ``query`` (as given) against ``target`` (on windows when it is long)."""

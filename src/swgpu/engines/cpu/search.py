@@ -31,6 +31,7 @@ import numba as nb
 import numpy as np
 
 from ...align.overflow import OverflowPolicy
+from ...align.span import alignment_span, window_geometry
 from ...io.database import length_order
 from ..layout import padded_matrix
 
@@ -82,8 +83,7 @@ def split_windows(offsets: np.ndarray, ids: np.ndarray, span: int | None, stride
     lengths = offsets[ids + 1] - offsets[ids]
     if span is None:
         return Windows.of(ids, offsets[ids], lengths)
-    stride = max(int(stride), 4 * int(span))
-    width = stride + int(span) - 1
+    stride, width = window_geometry(span, stride)
     count = np.where(lengths > width, -(-(lengths - width) // stride) + 1, 1)
     seq = np.repeat(ids, count)
     first = np.repeat(np.cumsum(count) - count, count)
@@ -204,8 +204,7 @@ class CpuSearchEngine:
             raise RuntimeError("load_database() first")
         if not self._long.size:
             return [self._short]
-        m = int(query_length)
-        span = m + m * self._max_score // self.gap_extend + 1 if self.gap_extend > 0 else None
+        span = alignment_span(query_length, self._max_score, self.gap_extend)
         if self._split is None or self._split[0] != span:
             self._split = (span, split_windows(self._offsets, self._long, span, self.stride))
         return [self._short, self._split[1]]

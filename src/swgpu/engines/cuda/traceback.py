@@ -94,7 +94,7 @@ class CudaTracer:
                 out[k] = Alignment.empty_for(q, t)
         batch, cells = [], 0
         for k in todo:
-            c = min(len(pairs[k][0]) * len(pairs[k][1]), self.base_cells)
+            c = len(pairs[k][0]) * len(pairs[k][1])
             if batch and cells + c > self.batch_cells:
                 self._run(pairs, batch, out)
                 batch, cells = [], 0
@@ -103,10 +103,8 @@ class CudaTracer:
         if batch:
             self._run(pairs, batch, out)
         big = [k for k, a in enumerate(out) if a is None]
-        if big:
-            run = (executor.map if executor is not None else lambda f, xs: [f(x) for x in xs])
-            for k, aln in zip(big, run(lambda k: self.fallback.align(*pairs[k]), big)):
-                out[k] = aln
+        for k, aln in zip(big, self.fallback.align_many([pairs[k] for k in big], executor)):
+            out[k] = aln
         return out
 
     # ------------------------------------------------------------------ batches
@@ -114,7 +112,7 @@ class CudaTracer:
         self._k[name]((max(1, -(-n // BLOCK)),), (BLOCK,), args)
 
     def _run(self, pairs, ids: list, out: list) -> None:
-        """The three passes for pairs ``ids``; boxes over ``base_cells`` are left None."""
+        """The three passes for pairs ``ids`` (each within ``gpu_cells``)."""
         cp = self._cp
         sc = self.scoring
         go, ge = np.int32(sc.gap_open), np.int32(sc.gap_extend)
@@ -153,11 +151,8 @@ class CudaTracer:
                 raise RuntimeError("start pass did not reach the best score; this is a bug")
             box = np.stack([h_ends[live, 1] - h_starts[:, 0], h_ends[live, 1],
                             h_ends[live, 2] - h_starts[:, 1], h_ends[live, 2]], axis=1).astype(np.int32)
-            area = (box[:, 1] - box[:, 0]).astype(np.int64) * (box[:, 3] - box[:, 2])
-            gpu = np.flatnonzero(area <= self.base_cells)
-            if gpu.size:
-                self._paths(pairs, ids, live[gpu], box[gpu], h_ends[live[gpu], 0], d_q, d_qoff, d_t, d_toff,
-                            scratch, out)
+            # every box lies inside its pair, so within the direction budget
+            self._paths(pairs, ids, live, box, h_ends[live, 0], d_q, d_qoff, d_t, d_toff, scratch, out)
 
     def _paths(self, pairs, ids, rows, box, best, d_q, d_qoff, d_t, d_toff, scratch, out) -> None:
         """``tb_nw_path`` for the pairs ``rows`` (batch positions) and their boxes."""
