@@ -38,10 +38,13 @@ def _concat_text(seqs: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return text, codes, base
 
 
-def _within(flags: np.ndarray, seg: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """For each column, how many columns of its own path before it have ``flags``."""
-    c = np.cumsum(flags, dtype=np.int64) - flags
-    return c - c[starts][seg]
+def _counts(flags: np.ndarray, seg: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each column, how many columns of its own path before it have
+    ``flags``; and for each path, how many have them (paths: ``bounds``)."""
+    c = np.zeros(flags.size + 1, dtype=np.int64)
+    np.cumsum(flags, out=c[1:])
+    at = c[bounds]
+    return c[:-1] - at[:-1][seg], np.diff(at)
 
 
 def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scoring: Scoring, query_starts,
@@ -60,8 +63,13 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     is_pair, uses_q, uses_t = ops == 0, ops != 2, ops != 1
     qtext, qcodes, qbase = _concat_text(queries)
     ttext, tcodes, tbase = _concat_text(targets)
-    qi = np.asarray(query_starts, dtype=np.int64)[seg] + _within(uses_q, seg, starts)
-    tj = np.asarray(target_starts, dtype=np.int64)[seg] + _within(uses_t, seg, starts)
+    bounds = np.append(starts, ops.size)
+    within_q, q_used = _counts(uses_q, seg, bounds)
+    within_t, t_used = _counts(uses_t, seg, bounds)
+    qs = np.asarray(query_starts, dtype=np.int64)
+    ts = np.asarray(target_starts, dtype=np.int64)
+    qi = qs[seg] + within_q
+    tj = ts[seg] + within_t
     qpos = np.minimum(qbase[seg] + qi, max(qtext.size - 1, 0))
     tpos = np.minimum(tbase[seg] + tj, max(ttext.size - 1, 0))
     gap = np.uint8(ord("-"))
@@ -71,10 +79,11 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     tc = tcodes[tpos] if tcodes.size else np.zeros_like(ops)
     unknown = queries[0].alphabet.unknown_code if n else 0
     same = is_pair & (qc == tc) & (qc != unknown)
-    positive = scoring.matrix.values[qc, tc] > 0
-    ml = np.where(same, ord("|"), np.where(positive, ord(":"), ord("."))).astype(np.uint8)
+    values = scoring.matrix.values
+    positive = (values > 0).ravel()[qc.astype(np.intp) * values.shape[1] + tc]
+    ml = np.where(same, np.uint8(ord("|")), np.where(positive, np.uint8(ord(":")), np.uint8(ord("."))))
     ml[~is_pair] = ord(" ")
-    kind = np.where(is_pair, np.where(same, 0, 1), ops + 1).astype(np.int64)
+    kind = np.where(is_pair, (~same).view(np.uint8), ops + np.uint8(1))
     letters = _RESOLVED[kind]
     new_op = np.ones(ops.size, dtype=bool)
     new_op[1:] = ops[1:] != ops[:-1]
@@ -86,20 +95,16 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     run_len = np.diff(np.append(run_at, ops.size))
     pieces = np.char.add(run_len.astype(str), letters[run_at].view("S1").astype(str)).tolist()
     run_off = np.searchsorted(run_at, starts).tolist() + [len(pieces)]
-    q_used = np.bincount(seg, weights=uses_q, minlength=n).astype(np.int64)
-    t_used = np.bincount(seg, weights=uses_t, minlength=n).astype(np.int64)
-    n_same = np.bincount(seg, weights=same, minlength=n).astype(np.int64)
-    n_pair = np.bincount(seg, weights=is_pair, minlength=n).astype(np.int64)
-    n_opens = np.bincount(seg, weights=~is_pair & new_op, minlength=n).astype(np.int64)
+    n_same = np.diff(np.append(0, np.cumsum(same, dtype=np.int64))[bounds])
+    n_pair = np.diff(np.append(0, np.cumsum(is_pair, dtype=np.int64))[bounds])
+    n_opens = np.diff(np.append(0, np.cumsum(~is_pair & new_op, dtype=np.int64))[bounds])
     qa_s, ta_s, ml_s = (x.tobytes().decode("latin-1") for x in (qa, ta, ml))
+    # plain Python numbers for the loop (one conversion per array, not per field)
+    cols = zip(starts.tolist(), (starts + counts).tolist(), np.asarray(scores, dtype=np.int64).tolist(),
+               qs.tolist(), (qs + q_used).tolist(), ts.tolist(), (ts + t_used).tolist(), run_off[:-1], run_off[1:],
+               n_same.tolist(), (n_pair - n_same).tolist(), n_opens.tolist(), (counts - n_pair).tolist())
     out = []
-    for k in range(n):
-        a, b = int(starts[k]), int(starts[k] + counts[k])
-        q, t, qs, ts = queries[k], targets[k], int(query_starts[k]), int(target_starts[k])
-        out.append(Alignment(
-            query=q.name, target=t.name, score=int(scores[k]), query_length=len(q), target_length=len(t),
-            query_start=qs, query_end=qs + int(q_used[k]), target_start=ts, target_end=ts + int(t_used[k]),
-            cigar="".join(pieces[run_off[k]: run_off[k + 1]]), query_aligned=qa_s[a:b], target_aligned=ta_s[a:b],
-            match_line=ml_s[a:b], matches=int(n_same[k]), mismatches=int(n_pair[k] - n_same[k]),
-            gap_opens=int(n_opens[k]), gaps=int(counts[k] - n_pair[k])))
+    for q, t, (a, b, score, q0, q1, t0, t1, r0, r1, same_k, mism, opens, gaps) in zip(queries, targets, cols):
+        out.append(Alignment(q.name, t.name, score, len(q), len(t), q0, q1, t0, t1, "".join(pieces[r0:r1]),
+                             qa_s[a:b], ta_s[a:b], ml_s[a:b], same_k, mism, opens, gaps))
     return out

@@ -25,7 +25,7 @@ from ..io.sequence import Sequence
 from ..scoring import Scoring
 from .alignment import Alignment
 
-__all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "BASE_CELLS"]
+__all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "check_pair", "BASE_CELLS"]
 
 
 class TracebackKernels(Protocol):
@@ -91,6 +91,14 @@ def _diff(kernels, a, b, matrix, go, ge, lead, tail, base_cells, out):
         _diff(kernels, a[mid + 1 :], b[j2:], matrix, go, ge, ge, tail, base_cells, out)
 
 
+def check_pair(scoring: Scoring, query: Sequence, target: Sequence) -> None:
+    """InputError unless both sequences are of the scoring's alphabet."""
+    for s in (query, target):
+        if s.alphabet is not scoring.alphabet:
+            raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
+                             f"{scoring.alphabet.name}", param="alphabet")
+
+
 def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, scoring: Scoring,
                 base_cells: int = BASE_CELLS) -> Alignment:
     """Optimal local alignment of ``query`` against ``target`` with ``kernels``."""
@@ -125,19 +133,18 @@ class PairTracer:
 
     def check(self, query: Sequence, target: Sequence) -> None:
         """InputError unless both sequences are of the scoring's alphabet."""
-        for s in (query, target):
-            if s.alphabet is not self.scoring.alphabet:
-                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
-                                 f"{self.scoring.alphabet.name}", param="alphabet")
+        check_pair(self.scoring, query, target)
 
     def align(self, query: Sequence, target: Sequence) -> Alignment:
         """The optimal local alignment (score 0 and an empty alignment if none scores > 0)."""
         self.check(query, target)
         return local_align(self.kernels, query, target, self.scoring, self.base_cells)
 
-    def align_many(self, pairs, executor=None) -> list[Alignment]:
+    def align_many(self, pairs, executor=None, expected=None) -> list[Alignment]:
         """Alignments of ``(query, target)`` pairs, in order, on ``executor``
-        (any object with ``map``; None: one after another)."""
+        (any object with ``map``; None: one after another). ``expected``
+        (optional best scores, None where unknown) is a hint that engines may
+        use to stop early; it never changes a result."""
         pairs = list(pairs)
         if executor is None:
             return [self.align(q, t) for q, t in pairs]

@@ -88,9 +88,10 @@ class Tracer(Protocol):
     def score(self, query: Sequence, target: Sequence) -> int:
         """The optimal local score only."""
 
-    def align_many(self, pairs, executor=None) -> list[Alignment]:
+    def align_many(self, pairs, executor=None, expected=None) -> list[Alignment]:
         """Alignments of many ``(query, target)`` pairs, in order (batched
-        where the engine batches; ``executor`` runs what runs on the CPU)."""
+        where the engine batches; ``executor`` runs what runs on the CPU;
+        ``expected``: known best scores, None where unknown, a hint only)."""
 
 
 class Engine(abc.ABC):

@@ -256,20 +256,41 @@ def detect_alphabet(path) -> Alphabet:
     return guess_alphabet("".join(text for _, text in head))
 
 
+#: Records encoded together (one table look-up for their letters).
+ENCODE_GROUP = 4096
+
+
 def _encode(records: Iterable[tuple[bytes, str]], alpha: Alphabet, name: str) -> Iterator[Sequence]:
     count = 0
-    for header, text in records:
-        seq_name, description = split_header(header)
-        if not seq_name:
-            raise InputError(f"{name}: record {count + 1} has no name")
-        if not text:
-            raise InputError(f"{name}: record {seq_name!r} is empty (no sequence letters)")
+    it = iter(records)
+    while True:
+        group = list(islice(it, ENCODE_GROUP))
+        if not group:
+            break
+        meta = []
+        for header, text in group:
+            seq_name, description = split_header(header)
+            if not seq_name:
+                raise InputError(f"{name}: record {count + len(meta) + 1} has no name")
+            if not text:
+                raise InputError(f"{name}: record {seq_name!r} is empty (no sequence letters)")
+            meta.append((seq_name, description))
+        texts = [text for _, text in group]
         try:
-            codes = alpha.encode(text, record=seq_name)
-        except InputError as exc:
-            raise InputError(f"{name}: {exc.message}", param=exc.param) from None
-        count += 1
-        yield Sequence(seq_name, text, codes, alpha, description)
+            codes = alpha.encode("".join(texts))
+        except InputError:  # again record by record, for the record's name and position
+            for (seq_name, _), text in zip(meta, texts):
+                try:
+                    alpha.encode(text, record=seq_name)
+                except InputError as exc:
+                    raise InputError(f"{name}: {exc.message}", param=exc.param) from None
+            raise
+        codes.flags.writeable = False  # the records' code arrays are views of one buffer
+        end = 0
+        for (seq_name, description), text in zip(meta, texts):
+            start, end = end, end + len(text)
+            yield Sequence(seq_name, text, codes[start:end], alpha, description)
+        count += len(group)
     if count == 0:
         raise InputError(f"{name}: no sequence records found")
 

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from importlib import resources
@@ -139,20 +138,42 @@ def _find_matrix(text: str):
 
 
 def _read_ncbi(text: str, source) -> tuple[str, np.ndarray]:
-    """The letters and the score array of an NCBI-format matrix file."""
-    from Bio.Align import substitution_matrices
-
+    """The letters and the score array of an NCBI-format matrix file: ``#``
+    comments, a line of column letters, then one line per row letter with its
+    scores (numbers; integers are checked by the caller)."""
     try:
-        with resources.as_file(source) if not isinstance(source, str) else contextlib.nullcontext(source) as path:
-            bio = substitution_matrices.read(str(path))
-        letters = "".join(bio.alphabet)
-        arr = np.asarray(bio, dtype=float)
-        if arr.ndim != 2 or arr.shape[0] != len(letters) or arr.shape[0] != arr.shape[1] or not letters:
-            raise ValueError
-    except Exception:  # Biopython raises assorted errors on bad files
-        raise ScoringError(f"cannot read file {text!r}: not an NCBI-format substitution matrix",
-                           param="matrix") from None
-    return letters, arr
+        raw = source.read_text() if not isinstance(source, str) else open(source, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScoringError(f"cannot read file {text!r}: {exc}", param="matrix") from None
+
+    def bad(lineno: int, why: str):
+        return ScoringError(f"{text!r} line {lineno}: {why} (not an NCBI-format substitution matrix)",
+                            param="matrix")
+
+    letters = ""
+    rows: list[list[float]] = []
+    for lineno, line in enumerate(raw.splitlines(), 1):
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if not letters:
+            if any(len(f) != 1 for f in fields) or len(set(fields)) != len(fields):
+                raise bad(lineno, "the header must list distinct one-letter columns")
+            letters = "".join(fields)
+            continue
+        if len(rows) == len(letters):
+            raise bad(lineno, f"more than {len(letters)} rows")
+        want = letters[len(rows)]
+        if fields[0] != want or len(fields) != len(letters) + 1:
+            raise bad(lineno, f"expected row {want!r} with {len(letters)} scores")
+        try:
+            rows.append([float(x) for x in fields[1:]])
+        except ValueError:
+            raise bad(lineno, "scores must be numbers") from None
+    if not letters or len(rows) != len(letters):
+        raise ScoringError(f"cannot read file {text!r}: not an NCBI-format substitution matrix "
+                           f"({len(rows)} of {len(letters)} rows)", param="matrix")
+    return letters, np.array(rows, dtype=float)
 
 
 def _project(name: str, alphabet: Alphabet, index: dict[str, int], arr: np.ndarray) -> np.ndarray:

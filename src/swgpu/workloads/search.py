@@ -180,6 +180,12 @@ class Searcher:
 
     def _result(self, query: Sequence, scores: dict[str, np.ndarray], seconds: float, top: int,
                 evalue: float | None) -> SearchResult:
+        jobs, best = self._jobs(query, scores, top, evalue)
+        return SearchResult(query, self._traceback.all(jobs), best, seconds, scores)
+
+    def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
+              evalue: float | None) -> tuple[list[PairJob], np.ndarray]:
+        """The pairs to align for one query's hits, and its best score per sequence."""
         db = self.database
         picked = rank_strand_hits(scores, db.index, top)
         space = (len(query), db.total_residues, len(db))
@@ -188,7 +194,7 @@ class Searcher:
             picked = [p for p, e in zip(picked, ev) if e <= evalue]
         jobs = [PairJob(query, db.sequence(i), int(scores[s][i]), space, strand=s) for i, s in picked]
         best = np.maximum.reduce(list(scores.values())) if len(scores) > 1 else next(iter(scores.values()))
-        return SearchResult(query, self._traceback.all(jobs), best, seconds, scores)
+        return jobs, best
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
@@ -216,8 +222,11 @@ class Searcher:
             all_scores = self.strand_scores(chunk, strand)
             self.score_seconds += time.perf_counter() - t0
             seconds = (time.perf_counter() - t0) / len(chunk)
-            for q, scores in zip(chunk, all_scores):
-                result = self._result(q, scores, seconds, top, evalue)
+            # the hits of the whole batch are traced together (one GPU batch)
+            prepared = [self._jobs(q, scores, top, evalue) for q, scores in zip(chunk, all_scores)]
+            alignments = iter(self._traceback.all([j for jobs, _ in prepared for j in jobs]))
+            for q, scores, (jobs, best) in zip(chunk, all_scores, prepared):
+                result = SearchResult(q, [next(alignments) for _ in jobs], best, seconds, scores)
                 if on_done is not None:
                     on_done(q)
                 yield result

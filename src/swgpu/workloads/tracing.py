@@ -109,17 +109,19 @@ class Traceback:
         jobs = list(jobs)
         t0 = time.perf_counter()
         out: list = [None] * len(jobs)
-        pairs, owners = [], []
+        pairs, owners, expected = [], [], []
         for k, job in enumerate(jobs):
             if self._windows(job.query, job.target) is not None:
                 continue
             if job.strand == "both":
                 pairs += [(job.query, job.target), (job.query.reverse_complement(), job.target)]
                 owners.append((k, 2))
+                expected += [None, None]
             else:
                 pairs.append((oriented(job.query, job.strand), job.target))
                 owners.append((k, 1))
-        alns = self.tracer.align_many(pairs, self.executor) if pairs else []
+                expected.append(job.expected)
+        alns = self.tracer.align_many(pairs, self.executor, expected) if pairs else []
         p = 0
         for k, width in owners:
             if width == 2:
@@ -157,8 +159,10 @@ class Traceback:
         """``(start, end)`` of the windows of a long target, or None to use it whole."""
         n = len(target)
         sc = self.scoring
-        span = alignment_span(len(query), sc.matrix.max_score, sc.gap_extend) if sc is not None else None
-        if span is None or n <= self.long_target:
+        if sc is None or n <= self.long_target:
+            return None
+        span = alignment_span(len(query), sc.matrix.max_score, sc.gap_extend)
+        if span is None:
             return None
         stride, width = window_geometry(span, self.window)
         if width >= n:

@@ -15,9 +15,11 @@ DNA_SCORINGS = [Scoring.default("dna"), Scoring.build("dna", match=1, mismatch=-
                 Scoring.build("dna", match=5, mismatch=-4, gap_open=9, gap_extend=1)]
 
 
-def _same(pairs, scoring, **kw):
+def _same(pairs, scoring, base_cells=None, **kw):
     gpu = get_engine("cuda").tracer(scoring)
     cpu = get_engine("cpu").tracer(scoring)
+    if base_cells is not None:  # both engines split the same way
+        gpu.base_cells = cpu.base_cells = base_cells
     for k, v in kw.items():
         setattr(gpu, k, v)
     got = gpu.align_many(pairs)
@@ -57,18 +59,61 @@ def test_identical_sequences_past_16_bits():
     _same([(s, s), (s, _dna(rng, "u", 0, s.text[100:1400]))], big)
 
 
-def test_pairs_over_the_budget_go_to_the_cpu():
+def _mutated(rng, text, rate):
+    s = list(text)
+    for _ in range(int(len(s) * rate)):
+        k = int(rng.integers(len(s)))
+        r = rng.random()
+        s[k] = "ACGT"[int(rng.integers(4))] if r < 0.6 else ("" if r < 0.8 else s[k] + "ACGT"[int(rng.integers(4))] * 3)
+    return "".join(s)
+
+
+def test_long_and_odd_pairs():
     rng = np.random.default_rng(2)
     a = _dna(rng, "a", 700)
     pairs = [(a, _dna(rng, "b", 0, a.text[::-1][:50] + a.text + "ACGT")), (a, _dna(rng, "c", 300)),
-             (_dna(rng, "s", 40), _dna(rng, "t", 60))]
-    _same(pairs, Scoring.default("dna"), gpu_cells=10_000)
+             (_dna(rng, "s", 40), _dna(rng, "t", 60)), (_dna(rng, "n", 0, "N" * 500), _dna(rng, "n", 0, "N" * 90)),
+             (_dna(rng, "one", 0, "A"), _dna(rng, "long", 20_000))]
+    _same(pairs, Scoring.default("dna"))
 
 
-def test_batches_split_by_cells():
+@pytest.mark.parametrize("scoring", DNA_SCORINGS, ids=["2/-3/5/2", "1/-1/1/1", "5/-4/9/1"])
+@pytest.mark.parametrize("base_cells", [16, 5_000])
+def test_divide_and_conquer_on_the_gpu(scoring, base_cells):
+    rng = np.random.default_rng(base_cells)
+    pairs = []
+    for i in range(40):
+        q = _dna(rng, f"q{i}", int(rng.integers(1, 900)))
+        t = _dna(rng, f"t{i}", 0, _mutated(rng, q.text, 0.2) if i % 2 else "".join(rng.choice(list("ACGT"), 500)))
+        pairs.append((q, t if len(t) else q))
+    _same(pairs, scoring, base_cells=base_cells)
+
+
+def test_20_kbp_pairs():
+    rng = np.random.default_rng(20)
+    a = _dna(rng, "a", 20_000)
+    b = _dna(rng, "b", 0, _mutated(rng, a.text, 0.1)[:20_000])
+    _same([(a, b), (a, _dna(rng, "r", 20_000))], Scoring.default("dna"))
+    big = Scoring.build("dna", match=40, mismatch=-60, gap_open=80, gap_extend=10)  # past 16 bits
+    _same([(a, a), (a, b)], big)
+
+
+def test_batches_split_by_budget(monkeypatch):
+    from swgpu.engines.cuda import traceback_passes
+
+    monkeypatch.setattr(traceback_passes, "ROW_BUDGET", 2_000)
+    monkeypatch.setattr(traceback_passes, "DIR_BUDGET", 3_000)
     rng = np.random.default_rng(4)
     pairs = [(_dna(rng, f"q{i}", 120), _dna(rng, f"t{i}", 150)) for i in range(50)]
-    _same(pairs, Scoring.default("dna"), batch_cells=20_000)
+    _same(pairs, Scoring.default("dna"), base_cells=5_000)
+
+
+def test_long_proteins(shared_data):
+    seqs = read_sequences(shared_data / "protein" / "uniprot_sprot12071.fasta.gz", "protein")
+    longest = sorted(seqs, key=len)[-6:]
+    pairs = [(x, y) for x in longest for y in longest[:3]]
+    _same(pairs, Scoring.default("protein"))
+    _same(pairs[:6], Scoring.build("protein", matrix="BLOSUM50", gap_open=10, gap_extend=2), base_cells=50_000)
 
 
 def test_protein_hits(shared_data):
@@ -84,3 +129,21 @@ def test_gasal2_pairs(shared_data):
     qs = read_sequences(reads / "gasal2_pairs_query.fasta.gz", "dna")[:3000]
     ts = read_sequences(reads / "gasal2_pairs_target.fasta.gz", "dna")[:3000]
     _same(list(zip(qs, ts)), Scoring.default("dna"))
+
+
+@pytest.mark.parametrize("base_cells", [64, 5_000, 1 << 22])
+def test_block_per_problem_shape(monkeypatch, base_cells):
+    """Every pass with eight warps per problem (the shape of long pairs)."""
+    from swgpu.engines.cuda import traceback_passes
+
+    monkeypatch.setattr(traceback_passes, "WIDE_ROWS", 1)
+    monkeypatch.setattr(traceback_passes, "WIDE_CELLS", 1)
+    rng = np.random.default_rng(base_cells + 1)
+    pairs = []
+    for i in range(24):
+        q = _dna(rng, f"q{i}", int(rng.integers(1, 1500)))
+        t = _dna(rng, f"t{i}", 0, _mutated(rng, q.text, 0.15) if i % 2 else "".join(rng.choice(list("ACGT"), 700)))
+        pairs.append((q, t if len(t) else q))
+    pairs.append((_dna(rng, "a", 0, "A"), _dna(rng, "long", 5_000)))
+    for scoring in DNA_SCORINGS:
+        _same(pairs, scoring, base_cells=base_cells)

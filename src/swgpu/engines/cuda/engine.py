@@ -5,8 +5,7 @@
 * pair screening: :class:`~swgpu.engines.cuda.screen.CudaPairScorer`
   (bit-sliced, word-wise and group kernels);
 * traceback: :class:`~swgpu.engines.cuda.traceback.CudaTracer`, many pairs
-  per launch; aligned boxes too large for a direction matrix go to the CPU
-  engine's linear-memory traceback.
+  per launch, pairs of any length in linear memory.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ class CudaEngine(Engine):
         runtime.cupy()  # EngineError when CuPy or the GPU is missing
 
     def tracer(self, scoring: Scoring) -> CudaTracer:
-        return CudaTracer(scoring, self.device_id, fallback=super().tracer(scoring))
+        return CudaTracer(scoring, self.device_id)
 
     def database_scorer(self, scoring: Scoring) -> CudaSearchEngine:
         return CudaSearchEngine(scoring.matrix.values, scoring.gap_open, scoring.gap_extend, device_id=self.device_id)

@@ -1,198 +1,438 @@
-// Batched traceback of many pairs: the three passes of a pairwise alignment
-// whose direction matrix fits the budget, one thread per pair, exact 32-bit
-// arithmetic. Each kernel is a line-by-line port of the CPU engine's Numba
-// kernel of the same name (swgpu/engines/cpu/pairwise.py) -- same recurrences,
-// same order of comparisons, same tie rule -- so that both engines report the
-// same optimal alignment (see swgpu.align.reference for the rule):
+// Traceback passes, a wavefront over strips of 32 rows (lane l holds row
+// i0 + l + 1 and runs one column behind lane l - 1; H and F pass down by
+// shuffles, the last row of a strip goes to a row buffer in global memory for
+// the next strip). Exact 32-bit arithmetic with Hopper DPX max instructions.
+// Each kernel comes in two shapes: "_1", one warp per problem (eight problems
+// per block), and "_8", eight warps per problem, warp w taking strips w, w + 8,
+// ... and following the warp of the strip above it through a progress counter
+// in shared memory (for long problems, whose strips would otherwise run one
+// after another).
 //
-//   tb_sw_end   : best local score and the first cell (row-major) holding it;
-//   tb_sw_start : anchored pass over the reversed prefixes: the latest start;
-//   tb_nw_path  : the optimal global path between start and end, from a full
-//                 matrix of direction bytes, walked back on the GPU.
+// These kernels compute the same DP values as the CPU engine's Numba kernels
+// (swgpu/engines/cpu/pairwise.py) and apply the same tie rules (see
+// swgpu.align.reference), in a different order of evaluation:
 //
-// Pair k: query codes q[qoff[k] .. + qlen[k]), target codes t[toff[k] ..
-// + tlen[k]). Each thread keeps its DP rows in its own stretch of a global
-// scratch buffer (rows of n + 1 ints at srow[k]); the substitution matrix
-// (K x K, K <= 32, row = query code) sits in shared memory.
+//   tw_sw_end    : best local score and its first cell (row-major);
+//   tw_sw_start  : anchored pass over the reversed prefixes: the first cell
+//                  (row-major, reversed coordinates) whose pair ends at best;
+//   tw_nw_last   : last row (H and F) of a global pass, lead gap cost given:
+//                  the two halves of a Myers-Miller split, forward or reversed;
+//   tw_split     : where the forward and reversed last rows meet best;
+//   tw_nw_path   : an optimal global path with 4-bit directions per cell, walked
+//                  back on the GPU.
+//
+// Problem p is described by TW_FIELDS int64 values at desc[p * TW_FIELDS]:
+//   0 index of the first row letter in A (of the last one when reversed)
+//   1 m (rows)            2 index of the first column letter in B (last when reversed)
+//   3 n (columns)         4 1 = read both sides backwards
+//   5 row buffer offset (ints; H at +0, F at +(n + 1))
+//   6 direction words offset (uint32; tw_nw_path)
+//   7 op offset (bytes; tw_nw_path)
+//   8 lead gap open (tw_nw_last, tw_nw_path), the target score (tw_sw_start) or
+//     the best score when known, else -1 (tw_sw_end: stop after the strip that reaches it)
+//   9 tail gap open (tw_nw_path)
 
-#define TB_NEG (-(1 << 29))
-#define TB_MAXK 32
+#define TW_NEG (-(1 << 29))
+#define TW_MAXK 32
+#define TW_FIELDS 10
+#define TW_WARPS 8
+#define TW_FULL 0xffffffffu
+#define TW_NOSTOP 0x7fffffff
 
-__device__ __forceinline__ void tb_load_matrix(int* sm, const int* __restrict__ M, const int K)
+enum { TW_END = 0, TW_START = 1, TW_LAST = 2, TW_PATH = 3 };
+
+struct TwShared {
+    int M[TW_MAXK * TW_MAXK];
+    int ch[TW_WARPS][2][32];  // row-buffer H of the next columns, double-buffered per warp
+    int cf[TW_WARPS][2][32];  // row-buffer F
+    int cb[TW_WARPS][2][32];  // column letters
+    volatile long long prog[TW_WARPS];  // (shape _8) strip * (n + 1) + columns of the row buffer written
+    volatile int stop;                  // (shape _8) first strip that reached the goal (END, START)
+    int rb[TW_WARPS], ri[TW_WARPS], rj[TW_WARPS];
+};
+
+struct TwResult {
+    int best, bi, bj;
+};
+
+// H(i, 0): the first column.
+template <int MODE>
+__device__ __forceinline__ int tw_col0(const int i, const int lead, const int ge)
 {
-    for (int x = threadIdx.x; x < K * K; x += blockDim.x) sm[x] = M[x];
+    if (MODE == TW_END) return 0;
+    if (MODE == TW_START) return i == 0 ? 0 : TW_NEG;
+    return i == 0 ? 0 : -(lead + (i - 1) * ge);
+}
+
+// H(0, j), j >= 1: the first row.
+template <int MODE>
+__device__ __forceinline__ int tw_row0(const int j, const int go, const int ge)
+{
+    if (MODE == TW_END) return 0;
+    if (MODE == TW_START) return TW_NEG;
+    return -(go + (j - 1) * ge);
+}
+
+template <int NW>
+__device__ __forceinline__ int tw_load(const int* p)
+{
+    return NW > 1 ? __ldcg(p) : *p;  // rows written by another warp: read through L2
+}
+
+// (shape _8) wait until the strip above has written `need` columns; false
+// when this strip is past the stop strip (its result is not needed).
+__device__ __forceinline__ bool tw_wait(TwShared& S, const int pw, const long long need, const int strip)
+{
+    int ok = 1;
+    if ((threadIdx.x & 31) == 0) {
+        while (S.prog[pw] < need) {
+            if (S.stop < strip) { ok = 0; break; }
+            __nanosleep(64);
+        }
+    }
+    ok = __shfl_sync(TW_FULL, ok, 0);
+    __threadfence_block();
+    return ok;
+}
+
+__device__ __forceinline__ void tw_publish(TwShared& S, const int wp, const long long value)
+{
+    __threadfence();
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) S.prog[wp] = value;
+}
+
+// The wavefront over one problem, by NW warps (wp: this warp's place among
+// them, w: its place in the block). Row i reads a[(i - 1) * step], column j
+// reads b[(j - 1) * step] (step -1: backwards). Returns, for this warp's
+// strips, END: the best score and its first cell; START: the first hit (bi ==
+// 0: none). LAST and PATH: Hrow/Frow hold row m once all warps are done.
+template <int MODE, int NW>
+__device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K, const unsigned char* __restrict__ a,
+                            const unsigned char* __restrict__ b, const int step, const int m, const int n,
+                            const int go, const int ge, const int aux, int* __restrict__ Hrow,
+                            int* __restrict__ Frow, unsigned int* __restrict__ dirs)
+{
+    const int lane = threadIdx.x & 31;
+    for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
+        Hrow[j] = j == 0 ? 0 : tw_row0<MODE>(j, go, ge);
+        Frow[j] = TW_NEG;
+    }
+    if (NW > 1) {
+        if (lane == 0) S.prog[wp] = -1;
+        if (threadIdx.x == 0) S.stop = TW_NOSTOP;
+        __threadfence_block();
+        __syncthreads();
+    } else {
+        __syncwarp();
+    }
+    const int pw = (wp + NW - 1) % NW;  // the warp of the strip above
+    int best = 0, bi = 0, bj = 0;
+    const int W = (n + 7) >> 3;  // direction words per strip row
+    const int nchunks = (n + 31) >> 5;
+    for (int strip = wp; strip * 32 < m; strip += NW) {
+        if (NW > 1 && S.stop < strip) break;
+        const int i0 = strip * 32;
+        const long long base = (long long)(strip - 1) * (n + 1);
+        const int i = i0 + lane + 1;
+        const bool live = i <= m;
+        const int last = min(31, m - 1 - i0);  // the lane that writes the row buffer
+        const int* srow = S.M + (live ? (int)a[(long long)(i - 1) * step] : 0) * K;
+        int h = tw_col0<MODE>(i, aux, ge);  // H(i, j - 1), starts at the first column
+        int e = TW_NEG, f = TW_NEG, bc = 0;
+        int diag = tw_col0<MODE>(i0, aux, ge);  // lane 0: H(i0, 0); other lanes get it from the shuffle at j = 0
+        unsigned int word = 0;
+        unsigned int* drow = dirs + ((long long)strip * W) * 32 + lane;
+        if (NW > 1 && strip > 0 && !tw_wait(S, pw, base + min(n, 64), strip)) break;
+        // chunk 0 of the row buffer into shared memory, chunk 1 into registers
+        int rh = 0, rf = 0, rb = 0;
+        {
+            const int j = lane + 1;
+            if (j <= n) {
+                S.ch[w][0][lane] = tw_load<NW>(Hrow + j);
+                S.cf[w][0][lane] = tw_load<NW>(Frow + j);
+                S.cb[w][0][lane] = b[(long long)(j - 1) * step];
+            }
+            const int j2 = j + 32;
+            if (j2 <= n) { rh = tw_load<NW>(Hrow + j2); rf = tw_load<NW>(Frow + j2); rb = b[(long long)(j2 - 1) * step]; }
+        }
+        __syncwarp();
+        const int steps = n + last;
+        bool quit = false;
+        for (int s = 0; s < steps; ++s) {
+            const int slot = s & 31;
+            if (slot == 0 && s > 0) {
+                // chunk c = s / 32 goes to shared memory; chunk c + 1 is loaded
+                const int c = s >> 5;
+                if (NW > 1) {
+                    tw_publish(S, wp, base + (n + 1) + max(0, s - last));
+                    if (strip > 0 && !tw_wait(S, pw, base + min(n, (c + 2) << 5), strip)) { quit = true; break; }
+                }
+                __syncwarp();
+                if (c < nchunks) {
+                    S.ch[w][c & 1][lane] = rh;
+                    S.cf[w][c & 1][lane] = rf;
+                    S.cb[w][c & 1][lane] = rb;
+                }
+                const int j2 = ((c + 1) << 5) + lane + 1;
+                if (j2 <= n) { rh = tw_load<NW>(Hrow + j2); rf = tw_load<NW>(Frow + j2); rb = b[(long long)(j2 - 1) * step]; }
+                __syncwarp();
+            }
+            int up = __shfl_up_sync(TW_FULL, h, 1);
+            int upf = __shfl_up_sync(TW_FULL, f, 1);
+            int ub = __shfl_up_sync(TW_FULL, bc, 1);
+            const int j = s - lane + 1;
+            if (lane == 0 && j <= n) {
+                const int c = (s >> 5) & 1;
+                up = S.ch[w][c][slot];
+                upf = S.cf[w][c][slot];
+                ub = S.cb[w][c][slot];
+            }
+            if (live && j >= 1 && j <= n) {
+                bc = ub;
+                const int sub = srow[ub];
+                if (MODE == TW_PATH) {
+                    unsigned int fl = 0;
+                    const int eo = h - go, ee = e - ge;
+                    if (ee >= eo) { e = ee; fl |= 4u; } else { e = eo; }
+                    const int fo = up - go, fe = upf - ge;
+                    if (fe >= fo) { f = fe; fl |= 8u; } else { f = fo; }
+                    int hh = diag + sub;
+                    if (e > hh) { hh = e; fl = (fl & 12u) | 1u; }
+                    if (f > hh) { hh = f; fl = (fl & 12u) | 2u; }
+                    h = hh;
+                    const int q = (j - 1) & 7;
+                    word |= fl << (4 * q);
+                    if (q == 7 || j == n) {
+                        drow[(long long)((j - 1) >> 3) * 32] = word;
+                        word = 0;
+                    }
+                } else {
+                    f = __viaddmax_s32(upf, -ge, up - go);
+                    e = __viaddmax_s32(e, -ge, h - go);
+                    const int d = diag + sub;
+                    if (MODE == TW_END) {
+                        h = __vimax3_s32_relu(d, f, e);
+                        if (h > best) { best = h; bi = i; bj = j; }
+                    } else {
+                        if (MODE == TW_START && d == aux && bi == 0) { bi = i; bj = j; }
+                        h = __vimax3_s32(d, f, e);
+                    }
+                }
+                if (lane == last) { Hrow[j] = h; Frow[j] = f; }
+            }
+            diag = up;
+        }
+        if (quit) break;
+        if (NW > 1) tw_publish(S, wp, base + (n + 1) + n);
+        __syncwarp();
+        const bool done = (MODE == TW_START && __ballot_sync(TW_FULL, bi != 0)) ||
+                          (MODE == TW_END && aux >= 0 && __ballot_sync(TW_FULL, best >= aux));
+        if (done) {
+            if (NW > 1 && lane == 0) atomicMin((int*)&S.stop, strip);
+            break;
+        }
+    }
+    TwResult r;
+    if (MODE == TW_END) {
+        // the best score, then the smallest row, then the smallest column
+        for (int o = 16; o > 0; o >>= 1) {
+            const int ob = __shfl_xor_sync(TW_FULL, best, o);
+            const int oi = __shfl_xor_sync(TW_FULL, bi, o);
+            const int oj = __shfl_xor_sync(TW_FULL, bj, o);
+            if (ob > best || (ob == best && (oi < bi || (oi == bi && oj < bj)))) { best = ob; bi = oi; bj = oj; }
+        }
+    } else if (MODE == TW_START) {
+        const unsigned int hit = __ballot_sync(TW_FULL, bi != 0);
+        const int src = hit ? __ffs(hit) - 1 : 0;
+        bi = __shfl_sync(TW_FULL, bi, src);
+        bj = __shfl_sync(TW_FULL, bj, src);
+    }
+    if (NW > 1) {
+        // combine the warps: END as above; START: the first row with a hit
+        if (lane == 0) { S.rb[wp] = best; S.ri[wp] = bi; S.rj[wp] = bj; }
+        __syncthreads();
+        for (int x = 0; x < NW; ++x) {
+            const int ob = S.rb[x], oi = S.ri[x], oj = S.rj[x];
+            if (MODE == TW_END) {
+                if (ob > best || (ob == best && (oi < bi || (oi == bi && oj < bj)))) { best = ob; bi = oi; bj = oj; }
+            } else if (MODE == TW_START) {
+                if (oi != 0 && (bi == 0 || oi < bi)) { bi = oi; bj = oj; }
+            }
+        }
+    }
+    if (MODE == TW_END && best == 0) { bi = 0; bj = 0; }
+    r.best = best;
+    r.bi = bi;
+    r.bj = bj;
+    return r;
+}
+
+__device__ __forceinline__ void tw_load_matrix(TwShared& S, const int* __restrict__ M, const int K)
+{
+    for (int x = threadIdx.x; x < K * K; x += blockDim.x) S.M[x] = M[x];
     __syncthreads();
 }
 
-// out[3k] = best, out[3k + 1] = i_end, out[3k + 2] = j_end (1-based; 0 0 0 when best == 0).
-extern "C" __global__ void tb_sw_end(const unsigned char* __restrict__ q, const long long* __restrict__ qoff,
-                                     const int* __restrict__ qlen, const unsigned char* __restrict__ t,
-                                     const long long* __restrict__ toff, const int* __restrict__ tlen,
-                                     const int* __restrict__ M, const int K, const int go, const int ge,
-                                     int* __restrict__ scratch, const long long* __restrict__ srow,
-                                     const int npairs, int* __restrict__ out)
+// Problem p of this warp (shape _1) or block (_8); the block is TW_WARPS warps.
+#define TW_PROBLEM(NW)                                                                           \
+    __shared__ TwShared S;                                                                       \
+    tw_load_matrix(S, M, K);                                                                     \
+    const int w = threadIdx.x >> 5;                                                              \
+    const int wp = NW > 1 ? w : 0;                                                               \
+    const int p = NW > 1 ? blockIdx.x : blockIdx.x * TW_WARPS + w;                               \
+    if (p >= nprob) return;                                                                      \
+    const long long* d = desc + (long long)p * TW_FIELDS;                                        \
+    const int m = (int)d[1], n = (int)d[3];                                                      \
+    const int step = d[4] ? -1 : 1;                                                              \
+    int* Hrow = rows + d[5];                                                                     \
+    int* Frow = Hrow + (n + 1);                                                                  \
+    const bool writer = (threadIdx.x & 31) == 0 && wp == 0;
+
+#define TW_ARGS const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,        \
+    const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K, \
+    const int go, const int ge, int* __restrict__ rows
+
+// out[3p .. 3p + 2] = best, i_end, j_end (1-based; 0 0 0 when best == 0).
+template <int NW>
+__device__ void tw_sw_end(TW_ARGS, int* __restrict__ out)
 {
-    __shared__ int sm[TB_MAXK * TB_MAXK];
-    tb_load_matrix(sm, M, K);
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= npairs) return;
-    const unsigned char* a = q + qoff[k];
-    const unsigned char* b = t + toff[k];
-    const int m = qlen[k], n = tlen[k];
-    int* H = scratch + srow[k];      // H of the previous row, then of this one
-    int* F = H + (n + 1);
-    for (int j = 0; j <= n; ++j) { H[j] = 0; F[j] = TB_NEG; }
-    int best = 0, bi = 0, bj = 0;
-    for (int i = 1; i <= m; ++i) {
-        const int* row = sm + (int)a[i - 1] * K;
-        int diag = 0;       // H[i-1][j-1]
-        int e = TB_NEG;
-        int left = 0;       // H[i][j-1]
-        int rowbest = 0, rowj = 0;
-        for (int j = 1; j <= n; ++j) {
-            const int up = H[j];
-            const int f = max(F[j] - ge, up - go);
-            F[j] = f;
-            int h = max(max(diag + row[b[j - 1]], f), 0);
-            e = max(e - ge, left - go);
-            h = max(h, e);
-            diag = up;
-            H[j] = h;
-            left = h;
-            if (h > rowbest) { rowbest = h; rowj = j; }
-        }
-        if (rowbest > best) { best = rowbest; bi = i; bj = rowj; }
+    TW_PROBLEM(NW)
+    const TwResult r = tw_wave<TW_END, NW>(S, w, wp, K, A + d[0], B + d[2], step, m, n, go, ge, (int)d[8], Hrow,
+                                           Frow, nullptr);
+    if (writer) {
+        out[3 * p] = r.best;
+        out[3 * p + 1] = r.bi;
+        out[3 * p + 2] = r.bj;
     }
-    out[3 * k] = best;
-    out[3 * k + 1] = bi;
-    out[3 * k + 2] = bj;
 }
 
-// Anchored pass on the reversed prefixes q[0 .. iend) and t[0 .. jend) (read
-// backwards): the first cell, row-major in reversed coordinates, whose
-// diagonal value equals best. out[2k] = ri, out[2k + 1] = rj (0 0: none).
-extern "C" __global__ void tb_sw_start(const unsigned char* __restrict__ q, const long long* __restrict__ qoff,
-                                       const unsigned char* __restrict__ t, const long long* __restrict__ toff,
-                                       const int* __restrict__ ends, const int* __restrict__ M, const int K,
-                                       const int go, const int ge, int* __restrict__ scratch,
-                                       const long long* __restrict__ srow, const int npairs,
-                                       int* __restrict__ out)
+// out[2p], out[2p + 1] = ri, rj (0 0: the target score was not reached).
+template <int NW>
+__device__ void tw_sw_start(TW_ARGS, int* __restrict__ out)
 {
-    __shared__ int sm[TB_MAXK * TB_MAXK];
-    tb_load_matrix(sm, M, K);
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= npairs) return;
-    const int target = ends[3 * k], m = ends[3 * k + 1], n = ends[3 * k + 2];
-    const unsigned char* ra = q + qoff[k] + m - 1;  // ra[-i] = rq[i]
-    const unsigned char* rb = t + toff[k] + n - 1;
-    int* H = scratch + srow[k];
-    int* F = H + (n + 1);
-    for (int j = 0; j <= n; ++j) { H[j] = TB_NEG; F[j] = TB_NEG; }
-    H[0] = 0;  // the anchor: only the first pair may start from here
-    int ri = 0, rj = 0;
-    for (int i = 1; i <= m && ri == 0; ++i) {
-        const int* row = sm + (int)ra[-(i - 1)] * K;
-        int diag = H[0];
-        H[0] = TB_NEG;
-        int e = TB_NEG;
-        int left = TB_NEG;
-        for (int j = 1; j <= n; ++j) {
-            const int up = H[j];
-            const int f = max(F[j] - ge, up - go);
-            F[j] = f;
-            const int d = diag + row[rb[-(j - 1)]];
-            if (d == target && ri == 0) { ri = i; rj = j; }
-            e = max(e - ge, left - go);
-            const int h = max(max(d, f), e);
-            diag = up;
-            H[j] = h;
-            left = h;
-        }
+    TW_PROBLEM(NW)
+    const TwResult r = tw_wave<TW_START, NW>(S, w, wp, K, A + d[0], B + d[2], step, m, n, go, ge, (int)d[8], Hrow,
+                                             Frow, nullptr);
+    if (writer) {
+        out[2 * p] = r.bi;
+        out[2 * p + 1] = r.bj;
     }
-    out[2 * k] = ri;
-    out[2 * k + 1] = rj;
 }
 
-// Optimal global path of a = q[i0 .. i1) against b = t[j0 .. j1) (box[4k ..]):
-// direction bytes (bits 0-1: H source 0 diag, 1 E, 2 F; bit 2: E extends;
-// bit 3: F extends) at dirs[doff[k] + (i - 1) * n + (j - 1)], then the walk
-// back from the end. ops[ooff[k] ..] get the op codes in reverse (0 pair,
-// 1 a residue against a gap, 2 b residue against a gap); res[2k] = their
-// number, res[2k + 1] = the path's score. lead = tail = gap open (the path
-// of a whole local alignment).
-extern "C" __global__ void tb_nw_path(const unsigned char* __restrict__ q, const long long* __restrict__ qoff,
-                                      const unsigned char* __restrict__ t, const long long* __restrict__ toff,
-                                      const int* __restrict__ box, const int* __restrict__ M, const int K,
-                                      const int go, const int ge, int* __restrict__ scratch,
-                                      const long long* __restrict__ srow, unsigned char* __restrict__ dirs,
-                                      const long long* __restrict__ doff, unsigned char* __restrict__ ops,
-                                      const long long* __restrict__ ooff, const int npairs, int* __restrict__ res)
+// Row m of a global pass: H at rows + d[5], F after it (column 0: H(m, 0) in both).
+template <int NW>
+__device__ void tw_nw_last(TW_ARGS)
 {
-    __shared__ int sm[TB_MAXK * TB_MAXK];
-    tb_load_matrix(sm, M, K);
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= npairs) return;
-    const int i0 = box[4 * k], i1 = box[4 * k + 1], j0 = box[4 * k + 2], j1 = box[4 * k + 3];
-    const unsigned char* a = q + qoff[k] + i0;
-    const unsigned char* b = t + toff[k] + j0;
-    const int m = i1 - i0, n = j1 - j0;
-    unsigned char* D = dirs + doff[k];
-    int* H = scratch + srow[k];
-    int* F = H + (n + 1);
-    H[0] = 0;
-    for (int j = 1; j <= n; ++j) { H[j] = -(go + (j - 1) * ge); F[j] = TB_NEG; }
-    for (int i = 1; i <= m; ++i) {
-        const int* row = sm + (int)a[i - 1] * K;
-        int diag = H[0];
-        int h = -(go + (i - 1) * ge);
-        H[0] = h;
-        int e = TB_NEG;
-        unsigned char* Drow = D + (long long)(i - 1) * n;
-        for (int j = 1; j <= n; ++j) {
-            unsigned int flags = 0;
-            const int eo = h - go, ee = e - ge;
-            if (ee >= eo) { e = ee; flags |= 4; } else { e = eo; }
-            const int up = H[j];
-            const int fo = up - go, fe = F[j] - ge;
-            int f;
-            if (fe >= fo) { f = fe; flags |= 8; } else { f = fo; }
-            F[j] = f;
-            h = diag + row[b[j - 1]];
-            if (e > h) { h = e; flags = (flags & 12) | 1; }
-            if (f > h) { h = f; flags = (flags & 12) | 2; }
-            Drow[j - 1] = (unsigned char)flags;
-            diag = up;
-            H[j] = h;
-        }
+    TW_PROBLEM(NW)
+    const int lead = (int)d[8];
+    tw_wave<TW_LAST, NW>(S, w, wp, K, A + d[0], B + d[2], step, m, n, go, ge, lead, Hrow, Frow, nullptr);
+    if (NW > 1) __syncthreads();
+    if (writer) {
+        const int c0 = -(lead + (m - 1) * ge);
+        Hrow[0] = c0;
+        Frow[0] = c0;
     }
-    int fin = H[n];
+}
+
+// An optimal global path: ops (0 pair, 1 row letter against a gap, 2 column
+// letter against a gap) written backwards at ops + d[7]; res[2p] = their
+// number, res[2p + 1] = the path's score.
+template <int NW>
+__device__ void tw_nw_path(TW_ARGS, unsigned int* __restrict__ dirs, unsigned char* __restrict__ ops,
+                           int* __restrict__ res)
+{
+    TW_PROBLEM(NW)
+    const int lead = (int)d[8], tail = (int)d[9];
+    unsigned int* D = dirs + d[6];
+    tw_wave<TW_PATH, NW>(S, w, wp, K, A + d[0], B + d[2], step, m, n, go, ge, lead, Hrow, Frow, D);
+    __threadfence_block();
+    if (NW > 1) __syncthreads(); else __syncwarp();
+    if (!writer) return;
+    int fin = tw_load<NW>(Hrow + n);
     int state = 0;
     if (m > 0 && n > 0) {
-        const int alt = F[n];  // + go - tail_open with tail_open == go
+        const int alt = tw_load<NW>(Frow + n) + go - tail;
         if (alt > fin) { fin = alt; state = 2; }
     }
-    unsigned char* out = ops + ooff[k];
+    const int W = (n + 7) >> 3;
+    unsigned char* out = ops + d[7];
     int c = 0, i = m, j = n;
     while (i > 0 || j > 0) {
         if (i == 0) { out[c++] = 2; --j; }
         else if (j == 0) { out[c++] = 1; --i; }
         else {
-            const unsigned int d = D[(long long)(i - 1) * n + (j - 1)];
+            const unsigned int word =
+                tw_load<NW>((const int*)D + ((long long)((i - 1) >> 5) * W + ((j - 1) >> 3)) * 32 + ((i - 1) & 31));
+            const unsigned int fl = (word >> (4 * ((j - 1) & 7))) & 15u;
             if (state == 0) {
-                const unsigned int src = d & 3u;
+                const unsigned int src = fl & 3u;
                 if (src == 0) { out[c++] = 0; --i; --j; }
                 else state = (int)src;
             } else if (state == 1) {
                 out[c++] = 2;
-                if (!(d & 4u)) state = 0;
+                if (!(fl & 4u)) state = 0;
                 --j;
             } else {
                 out[c++] = 1;
-                if (!(d & 8u)) state = 0;
+                if (!(fl & 8u)) state = 0;
                 --i;
             }
         }
     }
-    res[2 * k] = c;
-    res[2 * k + 1] = fin;
+    res[2 * p] = c;
+    res[2 * p + 1] = fin;
+}
+
+#define TW_KERNELS(NW)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_sw_end_##NW(TW_ARGS, int* __restrict__ out) \
+    { tw_sw_end<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }                                             \
+    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_sw_start_##NW(TW_ARGS, int* __restrict__ out) \
+    { tw_sw_start<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }                                           \
+    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_nw_last_##NW(TW_ARGS)                       \
+    { tw_nw_last<NW>(A, B, desc, nprob, M, K, go, ge, rows); }                                                 \
+    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)                                                \
+    tw_nw_path_##NW(TW_ARGS, unsigned int* __restrict__ dirs, unsigned char* __restrict__ ops, int* __restrict__ res) \
+    { tw_nw_path<NW>(A, B, desc, nprob, M, K, go, ge, rows, dirs, ops, res); }
+
+TW_KERNELS(1)
+TW_KERNELS(8)
+
+// Problem p's forward last row (H at fwd[p], F after it, n[p] + 1 each) and the
+// reversed pass's (at bwd[p]) meet: j1 = the first column of the best sum of
+// H values, j2 = the first of the best sum of F values plus go - ge. out[2p] =
+// 0 and j1 when the H sum is at least the F sum, else 1 and j2. One warp a problem.
+extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)
+tw_split(const int* __restrict__ rows, const long long* __restrict__ fwd, const long long* __restrict__ bwd,
+         const int* __restrict__ ncols, const int nprob, const int go, const int ge, int* __restrict__ out)
+{
+    const int p = blockIdx.x * TW_WARPS + (threadIdx.x >> 5);
+    if (p >= nprob) return;
+    const int lane = threadIdx.x & 31;
+    const int n = ncols[p];
+    const int* cc = rows + fwd[p];
+    const int* dd = cc + (n + 1);
+    const int* rr = rows + bwd[p];
+    const int* ss = rr + (n + 1);
+    long long b1 = -0x7fffffffffffffffLL - 1, b2 = b1;
+    int j1 = 0, j2 = 0;
+    for (int j = lane; j <= n; j += 32) {
+        const long long x = (long long)cc[j] + rr[n - j];
+        const long long y = (long long)dd[j] + ss[n - j] + (go - ge);
+        if (x > b1) { b1 = x; j1 = j; }
+        if (y > b2) { b2 = y; j2 = j; }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const long long x = __shfl_xor_sync(TW_FULL, b1, o);
+        const int xj = __shfl_xor_sync(TW_FULL, j1, o);
+        if (x > b1 || (x == b1 && xj < j1)) { b1 = x; j1 = xj; }
+        const long long y = __shfl_xor_sync(TW_FULL, b2, o);
+        const int yj = __shfl_xor_sync(TW_FULL, j2, o);
+        if (y > b2 || (y == b2 && yj < j2)) { b2 = y; j2 = yj; }
+    }
+    if (lane == 0) {
+        const bool join = b1 >= b2;
+        out[2 * p] = join ? 0 : 1;
+        out[2 * p + 1] = join ? j1 : j2;
+    }
 }

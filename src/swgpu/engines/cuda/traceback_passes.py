@@ -1,0 +1,304 @@
+"""Traceback passes on the GPU in linear memory, a warp (or a block, for long
+pairs) per problem.
+
+Launcher for ``kernels/sw_traceback.cu``. The passes are those of the
+CPU engine's :func:`~swgpu.align.traceback.local_align`, batched over pairs:
+
+1. ``tw_sw_end`` -- best score and its end cell (two rows of memory per pair);
+2. ``tw_sw_start`` -- the anchored reverse pass from the end: the start;
+3. the path inside the box between start and end, by the same Myers-Miller
+   divide and conquer as the CPU engine (:func:`~swgpu.align.traceback.global_ops`),
+   run level by level for all pairs together: every piece larger than
+   ``base_cells`` gets a forward and a reversed ``tw_nw_last`` pass over its two
+   halves, ``tw_split`` picks where they meet (the same first-best rule), and the
+   piece is replaced by its two halves (and the two gap letters when the best
+   crossing is inside a vertical gap); pieces of at most ``base_cells`` cells are
+   solved by ``tw_nw_path`` (4-bit directions, walked back on the GPU).
+
+Because the split points and the base pieces are the CPU's, the alignment is
+the CPU engine's, byte for byte, for pairs of any length: memory is two rows
+per problem plus ``base_cells / 2`` bytes of directions per base piece.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import runtime
+
+__all__ = ["TracebackPasses", "Paths", "offsets"]
+
+KERNEL_FILE = "sw_traceback.cu"
+WARPS = 8  # warps of a block (kernels/sw_traceback.cu: TW_WARPS)
+FIELDS = 10
+#: Problems with at least this many rows and cells take a block of WARPS warps
+#: (shape ``_8``); smaller ones one warp each (``_1``).
+WIDE_ROWS = 512
+WIDE_CELLS = 1 << 21
+#: Row-buffer ints of one launch (two rows of n + 1 per problem).
+ROW_BUDGET = 1 << 27
+#: Direction words (uint32, 8 cells each) of one ``tw_nw_path`` launch.
+DIR_BUDGET = 1 << 27
+
+
+@dataclass
+class Paths:
+    """Results of :meth:`TracebackPasses.trace`, one entry per pair: ``best`` (0: no
+    alignment), start ``(i0, j0)``, and the path ``ops[off[k]:off[k + 1]]``
+    (0 pair, 1 query residue vs gap, 2 target residue vs gap)."""
+
+    best: np.ndarray
+    i0: np.ndarray
+    j0: np.ndarray
+    ops: np.ndarray
+    off: np.ndarray
+
+
+def _batches(sizes, budget: int):
+    """Consecutive index ranges whose ``sizes`` sum to at most ``budget`` (at least one each)."""
+    start, total = 0, 0
+    for k, s in enumerate(sizes):
+        if k > start and total + s > budget:
+            yield start, k
+            start, total = k, 0
+        total += int(s)
+    if start < len(sizes):
+        yield start, len(sizes)
+
+
+def offsets(sizes) -> np.ndarray:
+    """``[0, s0, s0 + s1, ...]`` as int64."""
+    off = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(sizes, dtype=np.int64), out=off[1:])
+    return off
+
+
+def _row_offsets(ncols: np.ndarray) -> np.ndarray:
+    off = np.zeros(ncols.size + 1, dtype=np.int64)
+    np.cumsum(2 * (ncols.astype(np.int64) + 1), out=off[1:])
+    return off
+
+
+class TracebackPasses:
+    """The warp passes for one scoring (``matrix`` on the device, ``K`` letters)."""
+
+    def __init__(self, cp, matrix_dev, K: int, gap_open: int, gap_extend: int, base_cells: int):
+        self.cp = cp
+        self.matrix = matrix_dev
+        self.K = int(K)
+        self.go, self.ge = int(gap_open), int(gap_extend)
+        self.base_cells = int(base_cells)
+        mod = runtime.get_module(KERNEL_FILE)
+        self._k = {f"{name}{shape}": mod.get_function(f"{name}{shape}")
+                   for name in ("tw_sw_end", "tw_sw_start", "tw_nw_last", "tw_nw_path") for shape in ("_1", "_8")}
+        self._k["tw_split"] = mod.get_function("tw_split")
+        self._streams = (cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True))
+
+    # ---------------------------------------------------------------- launches
+    def _launch(self, name: str, nprob: int, args: tuple) -> None:
+        self._k[name]((-(-nprob // WARPS),), (32 * WARPS,), args)
+
+    def _run(self, name: str, desc: np.ndarray, A, B, rows, extra: tuple = (), width: int = 0):
+        """Kernel ``name`` over the problems ``desc``: long ones a block each
+        (``_8``), the rest a warp each (``_1``), on two streams; returns the
+        ``width`` ints of each problem's result (host), or None."""
+        cp = self.cp
+        i32 = np.int32
+        wide = (desc[:, 1] >= WIDE_ROWS) & (desc[:, 1] * desc[:, 3] >= WIDE_CELLS)
+        cp.cuda.get_current_stream().synchronize()  # inputs were written on the current stream
+        pending = []
+        for shape, sel, stream in (("_8", np.flatnonzero(wide), self._streams[0]),
+                                   ("_1", np.flatnonzero(~wide), self._streams[1])):
+            if sel.size == 0:
+                continue
+            with stream:
+                args = (A, B, cp.asarray(np.ascontiguousarray(desc[sel]).ravel()), i32(sel.size), self.matrix,
+                        i32(self.K), i32(self.go), i32(self.ge), rows) + extra
+                res = cp.empty(sel.size * max(width, 1), dtype=np.int32) if width else None
+                grid = sel.size if shape == "_8" else -(-sel.size // WARPS)
+                self._k[name + shape]((grid,), (32 * WARPS,), args + ((res,) if width else ()))
+            pending.append((sel, stream, res))
+        out = np.zeros((desc.shape[0], width), dtype=np.int32) if width else None
+        for sel, stream, res in pending:
+            stream.synchronize()
+            if width:
+                out[sel] = res.get().reshape(sel.size, width)
+        return out
+
+    def _rows_pass(self, name: str, A, B, desc: np.ndarray, ncols: np.ndarray, width: int) -> np.ndarray:
+        """Run ``name`` (``tw_sw_end`` or ``tw_sw_start``) over problems ``desc`` in
+        row-budget batches; returns ``width`` ints a problem."""
+        cp = self.cp
+        out = np.zeros((desc.shape[0], width), dtype=np.int32)
+        for a, b in _batches(2 * (ncols.astype(np.int64) + 1), ROW_BUDGET):
+            off = _row_offsets(ncols[a:b])
+            d = desc[a:b].copy()
+            d[:, 5] = off[:-1]
+            rows = cp.empty(int(off[-1]), dtype=np.int32)
+            out[a:b] = self._run(name, d, A, B, rows, width=width)
+        return out
+
+    # ------------------------------------------------------------------- pairs
+    def trace(self, queries, targets, expected=None) -> Paths:
+        """Best local alignment paths of ``(queries[k], targets[k])`` (code arrays,
+        none empty). ``expected[k]``: the pair's best score when known (None or
+        absent: unknown); the end pass then stops after the strip where it is
+        first reached (callers check the traced score against it)."""
+        cp = self.cp
+        n = len(queries)
+        qlen = np.array([x.size for x in queries], dtype=np.int64)
+        tlen = np.array([x.size for x in targets], dtype=np.int64)
+        qoff, toff = offsets(qlen), offsets(tlen)
+        A = cp.asarray(np.concatenate(queries))
+        B = cp.asarray(np.concatenate(targets))
+        desc = np.zeros((n, FIELDS), dtype=np.int64)
+        desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qoff[:-1], qlen, toff[:-1], tlen
+        desc[:, 8] = -1 if expected is None else [-1 if e is None else int(e) for e in expected]
+        ends = self._rows_pass("tw_sw_end", A, B, desc, tlen, 3).astype(np.int64)
+        out = Paths(best=ends[:, 0].copy(), i0=np.zeros(n, np.int64), j0=np.zeros(n, np.int64),
+                    ops=np.zeros(0, np.uint8), off=np.zeros(n + 1, np.int64))
+        live = np.flatnonzero(ends[:, 0] > 0)
+        if live.size == 0:
+            return out
+        best, ie, je = ends[live, 0], ends[live, 1], ends[live, 2]
+        sd = np.zeros((live.size, FIELDS), dtype=np.int64)
+        sd[:, 0], sd[:, 1] = qoff[live] + ie - 1, ie
+        sd[:, 2], sd[:, 3] = toff[live] + je - 1, je
+        sd[:, 4], sd[:, 8] = 1, best
+        starts = self._rows_pass("tw_sw_start", A, B, sd, je, 2)
+        if np.any(starts[:, 0] == 0):
+            raise RuntimeError("start pass did not reach the best score; this is a bug")
+        i0, j0 = ie - starts[:, 0], je - starts[:, 1]
+        ops, off = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je)
+        out.i0[live], out.j0[live] = i0, j0
+        counts = np.zeros(n, np.int64)
+        counts[live] = np.diff(off)
+        out.off = offsets(counts)
+        out.ops = ops
+        return out
+
+    # ------------------------------------------------- Myers-Miller on the GPU
+    def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1) -> tuple[np.ndarray, np.ndarray]:
+        """Op codes of the optimal global path of each box (concatenated, and
+        their offsets), as the CPU's ``global_ops``."""
+        go, ge = self.go, self.ge
+        m, w = a1 - a0, b1 - b0
+        big = (m > 1) & (w > 1) & (m * w > self.base_cells)
+        # pieces of each big box in path order: a tuple (a0, a1, b0, b1, lead, tail) or an op array
+        todo = {int(k): [(int(a0[k]), int(a1[k]), int(b0[k]), int(b1[k]), go, go)] for k in np.flatnonzero(big)}
+        while True:
+            split = [(k, x) for k, items in todo.items() for x, p in enumerate(items)
+                     if isinstance(p, tuple) and self._splits(p)]
+            if not split:
+                break
+            cuts = self._split_level(A, B, qbase, tbase, [k for k, _ in split], [todo[k][x] for k, x in split])
+            new = {}
+            for (k, x), (kind, j) in zip(split, cuts):
+                s0, s1, t0, t1, lead, tail = todo[k][x]
+                mid = s0 + (s1 - s0) // 2
+                tj = t0 + j
+                if kind == 0:
+                    new[(k, x)] = [(s0, mid, t0, tj, lead, go), (mid, s1, tj, t1, go, tail)]
+                else:  # a vertical gap covers rows mid - 1 and mid in column j
+                    new[(k, x)] = [(s0, mid - 1, t0, tj, lead, ge), np.ones(2, np.uint8),
+                                   (mid + 1, s1, tj, t1, ge, tail)]
+            for k in {k for k, _ in split}:
+                todo[k] = [q for x, p in enumerate(todo[k]) for q in new.get((k, x), [p])]
+        # base pieces: the small boxes whole, and the leaves of the big ones
+        whole = np.flatnonzero(~big)
+        leaves = [(k, p) for k, items in todo.items() for p in items
+                  if isinstance(p, tuple) and p[1] > p[0] and p[3] > p[2]]
+        pk = np.concatenate([whole, np.array([k for k, _ in leaves], dtype=np.int64)])
+        box = np.array([p[:6] for _, p in leaves], dtype=np.int64).reshape(-1, 6)
+        s0 = np.concatenate([a0[whole], box[:, 0]])
+        s1 = np.concatenate([a1[whole], box[:, 1]])
+        t0 = np.concatenate([b0[whole], box[:, 2]])
+        t1 = np.concatenate([b1[whole], box[:, 3]])
+        lead = np.concatenate([np.full(whole.size, go, np.int64), box[:, 4]])
+        tail = np.concatenate([np.full(whole.size, go, np.int64), box[:, 5]])
+        ops, off = self._base_paths(A, B, qbase[pk], tbase[pk], s0, s1, t0, t1, lead, tail)
+        if not todo:  # every box is one base piece, in order
+            return ops, off
+        leaf_ops = {id(p): ops[off[whole.size + r]:off[whole.size + r + 1]] for r, (_, p) in enumerate(leaves)}
+        place = {int(k): r for r, k in enumerate(whole)}
+        parts, per_pair = [], np.zeros(len(a0), np.int64)
+        for k in range(len(a0)):
+            if k in place:
+                r = place[k]
+                parts.append(ops[off[r]:off[r + 1]])
+            else:
+                for p in todo[k]:
+                    if not isinstance(p, tuple):
+                        parts.append(p)
+                    elif id(p) in leaf_ops:
+                        parts.append(leaf_ops[id(p)])
+                    else:  # a gap on one side only, or nothing
+                        parts.append(np.full(p[1] - p[0] + p[3] - p[2], 1 if p[1] > p[0] else 2, dtype=np.uint8))
+                    per_pair[k] += parts[-1].size
+                continue
+            per_pair[k] = parts[-1].size
+        return np.concatenate(parts), offsets(per_pair)
+
+    def _splits(self, p) -> bool:
+        m, n = p[1] - p[0], p[3] - p[2]
+        return m > 1 and n > 1 and m * n > self.base_cells
+
+    def _split_level(self, A, B, qbase, tbase, pk: list, pieces: list) -> list[tuple[int, int]]:
+        """``(kind, j)`` of each piece (of pair ``pk[r]``): where its forward and reversed halves meet."""
+        cp = self.cp
+        i32 = np.int32
+        P = len(pieces)
+        n = np.array([p[3] - p[2] for p in pieces], dtype=np.int64)
+        cuts = np.zeros((P, 2), dtype=np.int32)
+        for a, b in _batches(4 * (n + 1), ROW_BUDGET):
+            desc = np.zeros((2 * (b - a), FIELDS), dtype=np.int64)
+            for r in range(a, b):
+                s0, s1, t0, t1, lead, tail = pieces[r]
+                k = pk[r]
+                mid = s0 + (s1 - s0) // 2
+                desc[2 * (r - a)] = (qbase[k] + s0, mid - s0, tbase[k] + t0, t1 - t0, 0, 0, 0, 0, lead, 0)
+                desc[2 * (r - a) + 1] = (qbase[k] + s1 - 1, s1 - mid, tbase[k] + t1 - 1, t1 - t0, 1, 0, 0, 0, tail, 0)
+            off = _row_offsets(np.repeat(n[a:b], 2))
+            desc[:, 5] = off[:-1]
+            rows = cp.empty(int(off[-1]), dtype=np.int32)
+            self._run("tw_nw_last", desc, A, B, rows)
+            res = cp.empty(2 * (b - a), dtype=np.int32)
+            self._launch("tw_split", b - a, (rows, cp.asarray(np.ascontiguousarray(off[:-1:2])),
+                                             cp.asarray(np.ascontiguousarray(off[1:-1:2])),
+                                             cp.asarray(n[a:b].astype(np.int32)), i32(b - a), i32(self.go),
+                                             i32(self.ge), res))
+            cuts[a:b] = res.get().reshape(b - a, 2)
+        return [(int(c[0]), int(c[1])) for c in cuts]
+
+    def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail) -> tuple[np.ndarray, np.ndarray]:
+        """``tw_nw_path`` over pieces of at most ``base_cells`` cells (or one row
+        / column; none empty): their op codes in order, concatenated, and offsets."""
+        cp = self.cp
+        m, n = s1 - s0, t1 - t0
+        P = m.size
+        words = ((m + 31) // 32) * ((n + 7) // 8) * 32
+        desc = np.zeros((P, FIELDS), dtype=np.int64)
+        desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qbase + s0, m, tbase + t0, n
+        desc[:, 8], desc[:, 9] = lead, tail
+        chunks = []
+        for a, b in _batches(np.maximum(words, 2 * (n + 1)), DIR_BUDGET):
+            d = desc[a:b].copy()
+            roff = _row_offsets(n[a:b])
+            doff = offsets(words[a:b])
+            ooff = offsets(m[a:b] + n[a:b])
+            d[:, 5], d[:, 6], d[:, 7] = roff[:-1], doff[:-1], ooff[:-1]
+            rows = cp.empty(int(roff[-1]), dtype=np.int32)
+            dirs = cp.empty(max(int(doff[-1]), 1), dtype=np.uint32)
+            ops = cp.empty(max(int(ooff[-1]), 1), dtype=np.uint8)
+            c = self._run("tw_nw_path", d, A, B, rows, (dirs, ops), width=2)[:, 0].astype(np.int64)
+            h_ops = ops.get()
+            # each piece's ops were written backwards: read them forwards
+            noff = offsets(c)
+            seg = np.repeat(np.arange(b - a, dtype=np.int64), c)
+            src = ooff[:-1][seg] + c[seg] - 1 - (np.arange(int(noff[-1]), dtype=np.int64) - noff[:-1][seg])
+            chunks.append((h_ops[src], c))
+        if not chunks:
+            return np.zeros(0, np.uint8), np.zeros(1, np.int64)
+        return np.concatenate([o for o, _ in chunks]), offsets(np.concatenate([c for _, c in chunks]))
