@@ -38,13 +38,18 @@ def _concat_text(seqs: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return text, codes, base
 
 
-def _counts(flags: np.ndarray, seg: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each column, how many columns of its own path before it have
-    ``flags``; and for each path, how many have them (paths: ``bounds``)."""
+def _positions(flags: np.ndarray, seg: np.ndarray, bounds: np.ndarray, first: np.ndarray,
+               size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each column, ``first`` of its path (paths: ``bounds``) plus the
+    number of columns of its path before it that have ``flags`` (clipped to
+    ``size - 1``); and for each path, how many columns have them."""
     c = np.zeros(flags.size + 1, dtype=np.int64)
     np.cumsum(flags, out=c[1:])
     at = c[bounds]
-    return c[:-1] - at[:-1][seg], np.diff(at)
+    pos = (first - at[:-1])[seg]
+    pos += c[:-1]
+    np.minimum(pos, max(size - 1, 0), out=pos)
+    return pos, np.diff(at)
 
 
 def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scoring: Scoring, query_starts,
@@ -58,20 +63,17 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     off = np.asarray(offsets, dtype=np.int64)
     counts = np.diff(off)
     ops = np.asarray(ops, dtype=np.uint8)[off[0]: off[-1]] if n else np.zeros(0, np.uint8)
-    seg = np.repeat(np.arange(n, dtype=np.int64), counts)
+    seg = np.repeat(np.arange(n, dtype=np.int32 if n < 1 << 31 else np.int64), counts)
     starts = off[:-1] - off[0]
     is_pair, uses_q, uses_t = ops == 0, ops != 2, ops != 1
     qtext, qcodes, qbase = _concat_text(queries)
     ttext, tcodes, tbase = _concat_text(targets)
     bounds = np.append(starts, ops.size)
-    within_q, q_used = _counts(uses_q, seg, bounds)
-    within_t, t_used = _counts(uses_t, seg, bounds)
     qs = np.asarray(query_starts, dtype=np.int64)
     ts = np.asarray(target_starts, dtype=np.int64)
-    qi = qs[seg] + within_q
-    tj = ts[seg] + within_t
-    qpos = np.minimum(qbase[seg] + qi, max(qtext.size - 1, 0))
-    tpos = np.minimum(tbase[seg] + tj, max(ttext.size - 1, 0))
+    # the letter of each column: its path's first letter plus the letters its path used before it
+    qpos, q_used = _positions(uses_q, seg, bounds, qbase[:-1] + qs, qtext.size)
+    tpos, t_used = _positions(uses_t, seg, bounds, tbase[:-1] + ts, ttext.size)
     gap = np.uint8(ord("-"))
     qa = np.where(uses_q, qtext[qpos] if qtext.size else gap, gap)
     ta = np.where(uses_t, ttext[tpos] if ttext.size else gap, gap)
@@ -79,10 +81,11 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     tc = tcodes[tpos] if tcodes.size else np.zeros_like(ops)
     unknown = queries[0].alphabet.unknown_code if n else 0
     same = is_pair & (qc == tc) & (qc != unknown)
-    values = scoring.matrix.values
-    positive = (values > 0).ravel()[qc.astype(np.intp) * values.shape[1] + tc]
-    ml = np.where(same, np.uint8(ord("|")), np.where(positive, np.uint8(ord(":")), np.uint8(ord("."))))
-    ml[~is_pair] = ord(" ")
+    ml = np.full(ops.size, ord(" "), dtype=np.uint8)
+    ml[same] = ord("|")
+    other = np.flatnonzero(is_pair & ~same)  # mismatches (few): ':' when they score above 0
+    positive = scoring.matrix.values[qc[other], tc[other]] > 0
+    ml[other] = np.where(positive, np.uint8(ord(":")), np.uint8(ord(".")))
     kind = np.where(is_pair, (~same).view(np.uint8), ops + np.uint8(1))
     letters = _RESOLVED[kind]
     new_op = np.ones(ops.size, dtype=bool)
@@ -93,7 +96,7 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     new_run[starts[counts > 0]] = True
     run_at = np.flatnonzero(new_run)
     run_len = np.diff(np.append(run_at, ops.size))
-    pieces = np.char.add(run_len.astype(str), letters[run_at].view("S1").astype(str)).tolist()
+    pieces = [f"{k}{c}" for k, c in zip(run_len.tolist(), letters[run_at].tobytes().decode("ascii"))]
     run_off = np.searchsorted(run_at, starts).tolist() + [len(pieces)]
     n_same = np.diff(np.append(0, np.cumsum(same, dtype=np.int64))[bounds])
     n_pair = np.diff(np.append(0, np.cumsum(is_pair, dtype=np.int64))[bounds])
