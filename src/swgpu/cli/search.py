@@ -55,6 +55,8 @@ def run(args) -> int:
     report.phase("read")
     searcher = Searcher(db, scoring, device=args.device, gpus=gpu_ids(args.gpus), threads=args.threads)
     report.phase("upload")  # engine start and the database on the device
+    searcher.compile(queries, args.strand)
+    report.phase("compile")  # the kernels these queries need, compiled or loaded from the disk cache
     evalue = args.evalue
     if evalue is None and searcher.statistics.available:
         evalue = DEFAULT_EVALUE
@@ -65,7 +67,7 @@ def run(args) -> int:
     with report.progress(total, f"searching {len(db):,} sequences"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
-    report.phase("score", searcher.score_seconds)  # kernels compiled on first use included
+    report.phase("score", searcher.score_seconds)
     report.phase("traceback", searcher.traceback_seconds)
     written = write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits],
                                descriptions=_descriptions(db, "stitle" in (args.columns or ())))
