@@ -150,10 +150,6 @@ def _run(parser: Parser, args) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    if getattr(args, "device", "cpu") in ("auto", "cuda", "gpu"):
-        from ..engines.base import start_cuda
-
-        start_cuda()  # the GPU starts while the input is read
     return int(args.func(args) or 0)
 
 

@@ -146,25 +146,6 @@ def cuda_available() -> bool:
     return _runtime().available()
 
 
-def start_cuda(gpu_id: int = 0) -> None:
-    """Import CuPy and create the CUDA context of GPU ``gpu_id`` in a
-    background thread, so that the start of the GPU overlaps whatever the
-    caller does next (reading input). Harmless without CuPy or a GPU."""
-    import threading
-
-    def warm() -> None:
-        try:
-            rt = _runtime()
-            if rt.available():
-                cp = rt.cupy()
-                with cp.cuda.Device(int(gpu_id)):
-                    cp.cuda.runtime.free(0)  # the first runtime call creates the context
-        except Exception:  # the caller reports the real error when it uses the GPU
-            pass
-
-    threading.Thread(target=warm, name="swgpu-cuda-start", daemon=True).start()
-
-
 def gpu_count() -> int:
     """CUDA devices CuPy sees (0 without CuPy or a GPU)."""
     return _runtime().device_count()
