@@ -15,13 +15,15 @@ together; padding with ``N`` never changes a score (proof in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..exceptions import InputError
 from ..io.alphabet import DNA
 
-__all__ = ["N_CODE", "as_code_arrays", "concat_code_arrays", "score_bound", "score_bits", "effective_scoring",
-           "chunks_by_shape"]
+__all__ = ["N_CODE", "PairBatch", "as_code_arrays", "concat_code_arrays", "score_bound", "score_bits",
+           "effective_scoring", "chunks_by_shape"]
 
 #: The DNA unknown code (``N``), also the padding letter of the bulk kernels.
 N_CODE = DNA.unknown_code
@@ -74,10 +76,54 @@ def _concat(seqs, what: str) -> tuple[np.ndarray, np.ndarray]:
     return cat.astype(np.uint8, copy=False), off
 
 
+@dataclass(frozen=True)
+class PairBatch:
+    """Many DNA pairs in four flat arrays, the form the bulk kernels read:
+    pair ``i`` is ``qcodes[qoff[i]:qoff[i + 1]]`` against
+    ``tcodes[toff[i]:toff[i + 1]]`` (``uint8`` codes 0..4, ``int64`` offsets).
+    Scorers take it in place of two lists and copy it as it is, checking the
+    codes on the device (a list of arrays is first put end to end).
+
+    >>> b = PairBatch.from_lists(["ACG", "T"], ["ACGT", ""])
+    >>> len(b), b.qoff.tolist(), b.tcodes.tolist()
+    (2, [0, 3, 4], [0, 1, 2, 3])
+    """
+
+    qcodes: np.ndarray
+    qoff: np.ndarray
+    tcodes: np.ndarray
+    toff: np.ndarray
+
+    def __post_init__(self):
+        for name in ("qcodes", "tcodes"):
+            if getattr(self, name).dtype != np.uint8 or getattr(self, name).ndim != 1:
+                raise InputError(f"PairBatch.{name} must be a 1-D uint8 array", param=name)
+        for name, codes in (("qoff", self.qcodes), ("toff", self.tcodes)):
+            off = getattr(self, name)
+            if off.dtype != np.int64 or off.ndim != 1 or off.size < 1 or off[0] != 0 or off[-1] != codes.size \
+                    or np.any(np.diff(off) < 0):
+                raise InputError(f"PairBatch.{name} must be int64 offsets from 0 to the codes' length",
+                                 param=name)
+        if self.qoff.size != self.toff.size:
+            raise InputError(f"{self.qoff.size - 1} queries but {self.toff.size - 1} targets: pairs need one of "
+                             "each", param="targets")
+
+    def __len__(self) -> int:
+        return self.qoff.size - 1
+
+    @classmethod
+    def from_lists(cls, queries, targets) -> "PairBatch":
+        """Two lists of code arrays (or strings), validated and put end to end."""
+        return cls(*concat_code_arrays(queries, targets))
+
+
 def concat_code_arrays(queries, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Like :func:`as_code_arrays`, for kernels that take all pairs at once:
     ``(query codes, query offsets, target codes, target offsets)``, each
-    side's sequences end to end."""
+    side's sequences end to end. A :class:`PairBatch` is returned as it is
+    (its codes are not checked here)."""
+    if isinstance(queries, PairBatch):
+        return queries.qcodes, queries.qoff, queries.tcodes, queries.toff
     if len(queries) != len(targets):
         raise InputError(f"{len(queries)} queries but {len(targets)} targets: pairs need one of each",
                          param="targets")

@@ -26,6 +26,7 @@ from ..io.readers import read_sequences
 from ..scoring import Scoring
 from ..io.sequence import Sequence
 from ..engines import describe_devices, get_engine
+from ..engines.bulk import PairBatch
 from .search import Searcher
 
 __all__ = ["bench_search", "bench_screen", "random_protein_database", "BACKGROUND_AA"]
@@ -160,27 +161,42 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
                  out: str = "bench-out", log=print, transpose: str = "ballot") -> dict:
     """The BPBC screening benchmark: per-phase times and GCUPS per kernel and target length.
 
-    ``gcups`` counts the whole call, from code arrays in memory to scores on
-    the host (validation, packing, copies, kernels); on the GPU ``gpu_gcups``
-    counts the copies and kernels only (CUDA events), beside the per-phase times."""
+    ``gcups`` counts the whole call, from the sequences in memory to scores on
+    the host (validation, packing, copies, kernels). On the GPU the sequences
+    are a :class:`~swgpu.engines.bulk.PairBatch` (codes end to end, as a
+    reader produces them); ``gcups_from_lists`` is the same call from a list
+    of one array per sequence (put end to end first), and ``gpu_gcups`` counts
+    the transfers (with the host copies they overlap) and kernels only (CUDA
+    events), beside the per-phase times."""
     match, mismatch, go, ge = (2, -1, 1, 1) if scoring == "linear" else (2, -3, 5, 2)
     engine = get_engine(device)
     scheme = Scoring.build("dna", match=match, mismatch=mismatch, gap_open=go, gap_extend=ge)
     rows = []
     for n in ns:
         qs, ts = _random_pairs(pairs, m, n, seed=n)
+        batch = PairBatch.from_lists(qs, ts) if engine.name == "cuda" else None
         cells = pairs * m * n
         for kernel in kernels:
             scorer = engine.pair_scorer(scheme, kernel, transpose=transpose)
             scorer.scores(qs[:64], ts[:64])  # compile
-            t0 = time.perf_counter()
-            scorer.scores(qs, ts)
+            if batch is not None:
+                t0 = time.perf_counter()
+                scorer.scores(qs, ts)
+                from_lists = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                scorer.scores(batch)
+            else:
+                t0 = time.perf_counter()
+                scorer.scores(qs, ts)
             s = time.perf_counter() - t0
             if scorer.last_timings is not None:  # per-phase times of the engine
                 row = {"n": n, "kernel": kernel, **scorer.last_timings.as_dict()}
                 row["gpu_gcups"] = cells / (row["total_ms"] / 1e3) / 1e9  # copies + kernels (events)
                 row["wall_ms"] = s * 1e3
                 row["gcups"] = cells / s / 1e9  # the headline: sequences in memory to scores on the host
+                if batch is not None:
+                    row["from_lists_ms"] = from_lists * 1e3
+                    row["gcups_from_lists"] = cells / from_lists / 1e9
             else:
                 row = {"n": n, "kernel": kernel, "total_ms": s * 1e3, "gcups": cells / s / 1e9}
             rows.append(row)

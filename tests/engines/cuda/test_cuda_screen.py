@@ -213,3 +213,35 @@ def test_group_default_shape_matches_cpu_on_benchmark_shapes(screen, m, params):
     for k in range(0, 1500, 7):  # plant related targets so scores are large
         ts[k] = np.concatenate([ts[k][:200], qs[k], ts[k][200 + m:]])
     np.testing.assert_array_equal(screen(qs, ts, *params, kernel="group"), screen_scores_bitsliced(qs, ts, *params))
+
+
+@pytest.mark.parametrize("kernel", ["bitwise", "wordwise", "group"])
+def test_pair_batch_equals_lists_across_staging_chunks(monkeypatch, kernel):
+    """A PairBatch gives the scores of the lists it holds, also when its codes
+    cross many staging chunks and waves of the pinned ring."""
+    from swgpu.engines.bulk import PairBatch
+    from swgpu.engines.cuda import screen_launch
+    from swgpu.engines.cuda.screen import screen_scores_cuda
+
+    monkeypatch.setattr(screen_launch._Stager, "CHUNK", 4096)
+    screen_launch._stagers.clear()
+    rng = np.random.default_rng(12)
+    qs, ts = random_pairs(rng, 300, (0, 80), (0, 300))
+    params = (2, -3, 5, 2)
+    want = screen_scores_cuda(qs, ts, *params, kernel=kernel)
+    got = screen_scores_cuda(PairBatch.from_lists(qs, ts), None, *params, kernel=kernel)
+    screen_launch._stagers.clear()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(want[:40], gotoh_scores(qs[:40], ts[:40], params))
+
+
+def test_pair_batch_bad_code_is_found_on_the_gpu():
+    from swgpu.engines.bulk import PairBatch
+    from swgpu.engines.cuda.screen import screen_scores_cuda
+    from swgpu.exceptions import InputError
+
+    b = PairBatch.from_lists(["ACGT", "AC"], ["ACGT", "TTTT"])
+    bad = PairBatch(b.qcodes, b.qoff, b.tcodes.copy(), b.toff)
+    bad.tcodes[6] = 9
+    with pytest.raises(InputError, match="target 1: DNA codes must be 0..4"):
+        screen_scores_cuda(bad, None, 2, -3, 5, 2, kernel="group")

@@ -42,7 +42,7 @@ import numpy as np
 
 from ...exceptions import EngineError
 from ...scoring import Scoring, check_match_mismatch
-from ..bulk import concat_code_arrays, effective_scoring, score_bits, score_bound
+from ..bulk import PairBatch, concat_code_arrays, effective_scoring, score_bits, score_bound
 from . import runtime
 from .screen_launch import DevicePairs, run_batch, run_group_batch
 from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_class, roundup
@@ -106,7 +106,7 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     timings.host_ms += (time.perf_counter() - t_host) * 1e3
     if live.size == 0:
         return scores, timings
-    pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings)
+    pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings, check=isinstance(queries, PairBatch))
     if kernel == "group":
         for idx in group_batches(mlen, nlen, live, max_batch_bytes):
             bnd = score_bound(mlen[idx], nlen[idx], match)
@@ -143,7 +143,8 @@ def screen_scores_cuda(queries, targets, match: int, mismatch: int, gap_open: in
 
     ``queries``/``targets``: lists of DNA code arrays (``uint8`` 0..4, see
     :data:`swgpu.io.alphabet.DNA`) or strings, of any lengths (empty pairs score
-    0). ``kernel``: ``"bitwise"`` (bit-sliced BPBC), ``"wordwise"`` (DPX, one
+    0); or a :class:`~swgpu.engines.bulk.PairBatch` as ``queries`` (``targets``
+    None), copied as it is and checked on the GPU. ``kernel``: ``"bitwise"`` (bit-sliced BPBC), ``"wordwise"`` (DPX, one
     pair per thread) or ``"group"`` (DPX, a thread group per two pairs);
     ``transpose``: ``"ballot"`` or ``"swap"`` (bitwise only). Returns ``int32``.
     """
@@ -168,7 +169,9 @@ class CudaPairScorer:
         self.device_id = int(device_id)
         self.last_timings: ScreenTimings | None = None
 
-    def scores(self, queries, targets) -> np.ndarray:
+    def scores(self, queries, targets=None) -> np.ndarray:
+        """Scores of pairs ``(queries[i], targets[i])``, or of a
+        :class:`~swgpu.engines.bulk.PairBatch` given alone."""
         with runtime.cupy().cuda.Device(self.device_id):
             scores, self.last_timings = screen_scores_cuda_timed(
                 queries, targets, self.match, self.mismatch, self.gap_open, self.gap_extend,

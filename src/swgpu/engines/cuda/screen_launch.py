@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from ...exceptions import ScoringError
+from ...exceptions import InputError, ScoringError
 from ..bulk import N_CODE, score_bits
 from . import runtime
 from .screen_shapes import (GROUP_PACK4, ScreenTimings, bitwise_rows, group_packed_ok, group_shape, roundup,
@@ -29,34 +29,89 @@ def _pinned(cp, shape, dtype) -> np.ndarray:
     return np.frombuffer(mem, dtype=dtype, count=count).reshape(shape)
 
 
+class _Stager:
+    """Host-to-GPU copies through a ring of reused pinned chunks: each chunk is
+    filled by a pool of threads (NumPy copies release the GIL) and sent as
+    soon as it is full, so host copies and transfers overlap. One per process,
+    allocated at first use."""
+
+    CHUNK = 8 << 20
+    SLOTS = 8
+
+    def __init__(self, cp):
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._cp = cp
+        self.buf = _pinned(cp, (self.SLOTS * self.CHUNK,), np.uint8)
+        self.pool = ThreadPoolExecutor(max(1, min(self.SLOTS, os.cpu_count() or 1)), thread_name_prefix="swgpu-stage")
+        self.events: list = [None] * self.SLOTS
+
+    def upload(self, x: np.ndarray, dev, stream) -> None:
+        """Copy the contiguous array ``x`` into the device array ``dev`` on ``stream``."""
+        cp = self._cp
+        rt = cp.cuda.runtime
+        raw = x.reshape(-1).view(np.uint8)
+        C = self.CHUNK
+        chunks = [(a, min(raw.size, a + C)) for a in range(0, raw.size, C)]
+        for w in range(0, len(chunks), self.SLOTS):
+            wave = chunks[w:w + self.SLOTS]
+            for slot in range(len(wave)):
+                if self.events[slot] is not None:
+                    self.events[slot].synchronize()  # its previous transfer is done
+            jobs = [self.pool.submit(np.copyto, self.buf[k * C:k * C + (b - a)], raw[a:b])
+                    for k, (a, b) in enumerate(wave)]
+            for k, ((a, b), job) in enumerate(zip(wave, jobs)):
+                job.result()
+                rt.memcpyAsync(dev.data.ptr + a, self.buf.ctypes.data + k * C, b - a, rt.memcpyHostToDevice,
+                               stream.ptr)
+                ev = cp.cuda.Event(disable_timing=True)
+                ev.record(stream)
+                self.events[k] = ev
+
+
+_stagers: dict = {}
+
+
+def _stager(cp) -> _Stager:
+    key = cp.cuda.Device().id
+    if key not in _stagers:
+        _stagers[key] = _Stager(cp)
+    return _stagers[key]
+
+
 class DevicePairs:
     """The codes of every pair on the GPU, uploaded once (each side end to end,
-    through pinned memory); :meth:`pack` writes a batch's padded rows there."""
+    through a ring of pinned chunks, copies overlapping transfers); :meth:`pack`
+    writes a batch's padded rows there. ``check``: test on the GPU that every
+    code is at most ``N_CODE`` (for inputs that were not checked on the host)."""
 
-    def __init__(self, cp, qcat, qoff, tcat, toff, swap, timings: ScreenTimings):
+    def __init__(self, cp, qcat, qoff, tcat, toff, swap, timings: ScreenTimings, check: bool = False):
         self._cp = cp
         stream = cp.cuda.Stream(non_blocking=True)
         ev = [cp.cuda.Event(), cp.cuda.Event()]
-        host = [np.ascontiguousarray(x) for x in (qcat, qoff, tcat, toff, swap.astype(np.uint8))]
         t_host = time.perf_counter()
-        staged = []
-        for x in host:
-            buf = _pinned(cp, (max(x.size, 1),), x.dtype)
-            buf[: x.size] = x
-            staged.append(buf)
-        timings.host_ms += (time.perf_counter() - t_host) * 1e3
-        dev = [cp.empty(b.size, dtype=b.dtype) for b in staged]
-        rt = cp.cuda.runtime
+        host = [np.ascontiguousarray(x) for x in (qcat, qoff, tcat, toff, swap.astype(np.uint8))]
+        dev = [cp.empty(max(x.size, 1), dtype=x.dtype) for x in host]
+        stager = _stager(cp)
         with stream:
             ev[0].record(stream)
-            for d, h in zip(dev, staged):
-                rt.memcpyAsync(d.data.ptr, h.ctypes.data, h.nbytes, rt.memcpyHostToDevice, stream.ptr)
+            for d, h in zip(dev, host):
+                stager.upload(h, d, stream)
             ev[1].record(stream)
+        timings.host_ms += (time.perf_counter() - t_host) * 1e3
         ev[1].synchronize()
         ms = cp.cuda.get_elapsed_time(ev[0], ev[1])
         timings.h2d_ms += ms
         timings.total_ms += ms
         self.q, self.qoff, self.t, self.toff, self.swap = dev
+        if check:
+            for side, d, h, off in (("query", self.q, host[0], host[1]), ("target", self.t, host[2], host[3])):
+                if h.size and bool((d[:h.size] > N_CODE).any()):
+                    bad = int(np.flatnonzero(h > N_CODE)[0])
+                    i = int(np.searchsorted(off, bad, side="right")) - 1
+                    raise InputError(f"{side} {i}: DNA codes must be 0..{N_CODE} (A C G T N), got {int(h[bad])}",
+                                     param="queries" if side == "query" else "targets")
         self._pack = runtime.get_module(PACK_FILE).get_function("pk_rows")
 
     def pack(self, d_idx, nidx: int, rows: int, width: int, nibble: bool, columns: bool, out) -> None:
