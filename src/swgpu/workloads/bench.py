@@ -180,6 +180,8 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
             scorer = engine.pair_scorer(scheme, kernel, transpose=transpose)
             scorer.scores(qs[:64], ts[:64])  # compile
             if batch is not None:
+                scorer.scores(PairBatch.from_lists(qs[:64], ts[:64]))
+            if batch is not None:
                 t0 = time.perf_counter()
                 scorer.scores(qs, ts)
                 from_lists = time.perf_counter() - t0

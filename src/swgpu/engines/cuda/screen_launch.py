@@ -35,8 +35,8 @@ class _Stager:
     soon as it is full, so host copies and transfers overlap. One per process,
     allocated at first use."""
 
-    CHUNK = 8 << 20
-    SLOTS = 8
+    CHUNK = 4 << 20
+    SLOTS = 16
 
     def __init__(self, cp):
         import os
@@ -105,14 +105,20 @@ class DevicePairs:
         timings.h2d_ms += ms
         timings.total_ms += ms
         self.q, self.qoff, self.t, self.toff, self.swap = dev
+        mod = runtime.get_module(PACK_FILE)
         if check:
-            for side, d, h, off in (("query", self.q, host[0], host[1]), ("target", self.t, host[2], host[3])):
-                if h.size and bool((d[:h.size] > N_CODE).any()):
+            flag = cp.zeros(2, dtype=np.uint32)
+            chk = mod.get_function("pk_check")
+            for k, (d, h) in enumerate(((self.q, host[0]), (self.t, host[2]))):
+                chk((1024,), (256,), (d, np.int64(h.size), np.uint32(N_CODE), flag[k:]))
+            flags = flag.get()
+            for side, f, h, off in (("query", flags[0], host[0], host[1]), ("target", flags[1], host[2], host[3])):
+                if f:
                     bad = int(np.flatnonzero(h > N_CODE)[0])
                     i = int(np.searchsorted(off, bad, side="right")) - 1
                     raise InputError(f"{side} {i}: DNA codes must be 0..{N_CODE} (A C G T N), got {int(h[bad])}",
                                      param="queries" if side == "query" else "targets")
-        self._pack = runtime.get_module(PACK_FILE).get_function("pk_rows")
+        self._pack = mod.get_function("pk_rows")
 
     def pack(self, d_idx, nidx: int, rows: int, width: int, nibble: bool, columns: bool, out) -> None:
         """Rows of pairs ``d_idx`` (``nidx`` of them) into ``out`` (``rows`` x

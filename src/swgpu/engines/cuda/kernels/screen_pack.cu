@@ -50,3 +50,23 @@ extern "C" __global__ void pk_rows(const unsigned char* __restrict__ qc, const l
         out[x] = (unsigned char)v;
     }
 }
+
+// flag[0] |= 1 when any of the n codes is above max_code (the input check of
+// codes that were not checked on the host). 16 bytes a thread per step.
+extern "C" __global__ void pk_check(const unsigned char* __restrict__ codes, const long long n,
+                                    const unsigned int max_code, unsigned int* __restrict__ flag)
+{
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long nvec = n >> 4;
+    const uint4* v = reinterpret_cast<const uint4*>(codes);
+    unsigned int bad = 0;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nvec; i += stride) {
+        const uint4 x = v[i];
+        const unsigned int w[4] = {x.x, x.y, x.z, x.w};
+        for (int k = 0; k < 4; ++k)
+            bad |= __vcmpgtu4(w[k], max_code * 0x01010101u);
+    }
+    for (long long i = (nvec << 4) + blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        bad |= codes[i] > max_code;
+    if (__any_sync(0xffffffffu, bad != 0) && (threadIdx.x & 31) == 0) atomicOr(flag, 1u);
+}
