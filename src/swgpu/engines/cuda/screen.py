@@ -45,7 +45,7 @@ from ...scoring import Scoring, check_match_mismatch
 from ..bulk import PairBatch, concat_code_arrays, effective_scoring, score_bits, score_bound
 from . import runtime
 from .screen_launch import DevicePairs, run_batch, run_group_batch
-from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_class, roundup
+from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_classes, roundup
 
 __all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
 
@@ -114,8 +114,8 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
             scores[idx] = run_group_batch(cp, pairs, idx, nlen, int(mlen[idx].max()),
                                            int(nlen[idx].max()), bnd, params, timings, group_size)
         return scores, timings
-    keys = np.array([length_class(a) for a in mlen[live]], dtype=np.int64) << 32
-    keys |= np.array([length_class(b) for b in nlen[live]], dtype=np.int64)
+    keys = length_classes(mlen[live]) << 32
+    keys |= length_classes(nlen[live])
     order = live[np.argsort(keys, kind="stable")]
     skeys = np.sort(keys, kind="stable")
     starts = np.flatnonzero(np.r_[True, skeys[1:] != skeys[:-1]])

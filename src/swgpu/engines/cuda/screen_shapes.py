@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ScreenTimings", "GROUP_SIZES", "GROUP_PACK4", "roundup", "length_class", "bitwise_rows",
+__all__ = ["ScreenTimings", "GROUP_SIZES", "GROUP_PACK4", "roundup", "length_class", "length_classes", "bitwise_rows",
            "wordwise_packed_ok", "wordwise_k", "group_packed_ok", "group_shape", "group_batches", "batch_bytes"]
 
 
@@ -70,6 +70,18 @@ def length_class(n: int) -> int:
     """Bucket length: ``n`` rounded up to 32 or to 1/16 of its power of two."""
     gran = max(32, 1 << max(0, int(n).bit_length() - 4))
     return roundup(n, gran)
+
+
+def length_classes(n: np.ndarray) -> np.ndarray:
+    """:func:`length_class` of every length (int64 array), at once."""
+    n = np.asarray(n, dtype=np.int64)
+    bits = np.zeros(n.shape, dtype=np.int64)  # bit_length of each
+    v = n.copy()
+    while v.any():
+        bits += v > 0
+        v >>= 1
+    gran = np.maximum(32, np.left_shift(1, np.maximum(0, bits - 4)))
+    return -(-n // gran) * gran
 
 
 # Largest score width B for 4 and 2 rows per lane (else 1), by gap model. Set
@@ -159,7 +171,7 @@ def group_batches(mlen: np.ndarray, nlen: np.ndarray, live: np.ndarray, max_batc
     exceed ``max_batch_bytes``. Unlike the other kernels, targets of different
     length classes share a launch: each group stops at its own target end, and
     one launch keeps many pairs in flight."""
-    mkey = np.array([length_class(a) for a in mlen[live]], dtype=np.int64)
+    mkey = length_classes(mlen[live])
     order = live[np.lexsort((nlen[live], mkey))]
     okey = np.sort(mkey, kind="stable")
     starts = np.flatnonzero(np.r_[True, okey[1:] != okey[:-1]])
