@@ -33,12 +33,12 @@ build)
     ;;
 run)
     build=${2:?build dir}; q=${3:?query fasta}; t=${4:?target fasta}; shift 4
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     "$build"/test_prog/test_prog.out "$@" "$q" "$t" > /tmp/gasal2.out 2> /tmp/gasal2.err
-    end=$(date +%s.%N)
+    end=$(date +%s%N)
     own=$(grep -o 'Total execution time (in milliseconds): [0-9.]*' /tmp/gasal2.err | awk '{print $NF}')
-    printf 'gasal2 %s: whole process %.3f s, own timer %s ms, %s result lines\n' "$*" \
-        "$(echo "$end - $start" | bc -l)" "$own" "$(wc -l < /tmp/gasal2.out)"
+    printf 'gasal2 %s: whole process %d ms, own timer %s ms, %s result lines\n' "$*" \
+        "$(( (end - start) / 1000000 ))" "$own" "$(wc -l < /tmp/gasal2.out)"
     ;;
 *) echo "usage: $0 build SRC BUILD | run BUILD Q T [options]" >&2; exit 2 ;;
 esac
