@@ -223,22 +223,20 @@ class TracebackPasses:
             return ops, off
         leaf_ops = {id(p): ops[off[whole.size + r]:off[whole.size + r + 1]] for r, (_, p) in enumerate(leaves)}
         place = {int(k): r for r, k in enumerate(whole)}
+
+        def piece(p) -> np.ndarray:
+            if not isinstance(p, tuple):  # the two gap letters of a split inside a vertical gap
+                return p
+            if id(p) in leaf_ops:
+                return leaf_ops[id(p)]
+            # a gap on one side only, or nothing
+            return np.full(p[1] - p[0] + p[3] - p[2], 1 if p[1] > p[0] else 2, dtype=np.uint8)
+
         parts, per_pair = [], np.zeros(len(a0), np.int64)
         for k in range(len(a0)):
-            if k in place:
-                r = place[k]
-                parts.append(ops[off[r]:off[r + 1]])
-            else:
-                for p in todo[k]:
-                    if not isinstance(p, tuple):
-                        parts.append(p)
-                    elif id(p) in leaf_ops:
-                        parts.append(leaf_ops[id(p)])
-                    else:  # a gap on one side only, or nothing
-                        parts.append(np.full(p[1] - p[0] + p[3] - p[2], 1 if p[1] > p[0] else 2, dtype=np.uint8))
-                    per_pair[k] += parts[-1].size
-                continue
-            per_pair[k] = parts[-1].size
+            mine = [ops[off[place[k]]:off[place[k] + 1]]] if k in place else [piece(p) for p in todo[k]]
+            parts += mine
+            per_pair[k] = sum(x.size for x in mine)
         return np.concatenate(parts), offsets(per_pair)
 
     def _splits(self, p) -> bool:
