@@ -117,7 +117,10 @@ class CudaSearchEngine(BatchScoring):
         with cp.cuda.Device(self.device_id):
             self._sms = int(cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
             self._stream = cp.cuda.Stream(non_blocking=True)
-            self._d_matrix = cp.asarray(self.matrix.ravel())
+            # Every array the kernels read is written on the scorer's stream: a
+            # non-blocking stream is not ordered after copies on the null stream.
+            with self._stream:
+                self._d_matrix = cp.asarray(self.matrix.ravel())
         self._db: DatabaseParts | None = None
         self._limit_at_load = 0
         self._pinned = None
@@ -219,7 +222,7 @@ class CudaSearchEngine(BatchScoring):
         self._db = None
         self._bnd_buf = None
         units = unit_layout(off)
-        with cp.cuda.Device(self.device_id):
+        with cp.cuda.Device(self.device_id), self._stream:
             limit = self.memory_limit
             if limit is None:
                 limit = int(0.7 * cp.cuda.runtime.memGetInfo()[0])
@@ -287,7 +290,9 @@ class CudaSearchEngine(BatchScoring):
             order = np.argsort(-cols, kind="stable")
             ranges = np.stack([coff[:-1][order], coff[1:][order]], axis=1).ravel()
             cp = self._cp
-            with cp.cuda.Device(self.device_id):  # also called from the cost model, outside scoring
+            # also called from the cost model, outside scoring: on the scorer's
+            # stream all the same, or a kernel could read the ranges before they land
+            with cp.cuda.Device(self.device_id), self._stream:
                 part.chunks[target] = (cp.asarray(ranges) if ranges.size else cp.zeros(2, dtype=np.int64),
                                        cp.asarray(starts[order].astype(np.int32)) if starts.size else
                                        cp.zeros(0, dtype=np.int32), cols[order])
