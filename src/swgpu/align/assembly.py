@@ -89,25 +89,58 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
     kind = np.where(is_pair, (~same).view(np.uint8), ops + np.uint8(1))
     letters = _RESOLVED[kind]
     new_op = np.ones(ops.size, dtype=bool)
-    new_op[1:] = ops[1:] != ops[:-1]
+    np.not_equal(ops[1:], ops[:-1], out=new_op[1:])
     new_op[starts[counts > 0]] = True
     new_run = np.ones(ops.size, dtype=bool)
-    new_run[1:] = letters[1:] != letters[:-1]
+    np.not_equal(letters[1:], letters[:-1], out=new_run[1:])
     new_run[starts[counts > 0]] = True
     run_at = np.flatnonzero(new_run)
     run_len = np.diff(np.append(run_at, ops.size))
-    pieces = [f"{k}{c}" for k, c in zip(run_len.tolist(), letters[run_at].tobytes().decode("ascii"))]
-    run_off = np.searchsorted(run_at, starts).tolist() + [len(pieces)]
-    n_same = np.diff(np.append(0, np.cumsum(same, dtype=np.int64))[bounds])
-    n_pair = np.diff(np.append(0, np.cumsum(is_pair, dtype=np.int64))[bounds])
-    n_opens = np.diff(np.append(0, np.cumsum(~is_pair & new_op, dtype=np.int64))[bounds])
+    cigars, cig_off = _cigar_text(run_len, letters[run_at])
+    cig_off = cig_off[np.searchsorted(run_at, np.append(starts, ops.size))].tolist()
+    n_same = _per_path(same, bounds)
+    n_pair = _per_path(is_pair, bounds)
+    n_opens = _per_path(~is_pair & new_op, bounds)
     qa_s, ta_s, ml_s = (x.tobytes().decode("latin-1") for x in (qa, ta, ml))
     # plain Python numbers for the loop (one conversion per array, not per field)
     cols = zip(starts.tolist(), (starts + counts).tolist(), np.asarray(scores, dtype=np.int64).tolist(),
-               qs.tolist(), (qs + q_used).tolist(), ts.tolist(), (ts + t_used).tolist(), run_off[:-1], run_off[1:],
+               np.diff(qbase).tolist(), np.diff(tbase).tolist(),
+               qs.tolist(), (qs + q_used).tolist(), ts.tolist(), (ts + t_used).tolist(), cig_off[:-1], cig_off[1:],
                n_same.tolist(), (n_pair - n_same).tolist(), n_opens.tolist(), (counts - n_pair).tolist())
-    out = []
-    for q, t, (a, b, score, q0, q1, t0, t1, r0, r1, same_k, mism, opens, gaps) in zip(queries, targets, cols):
-        out.append(Alignment(q.name, t.name, score, len(q), len(t), q0, q1, t0, t1, "".join(pieces[r0:r1]),
-                             qa_s[a:b], ta_s[a:b], ml_s[a:b], same_k, mism, opens, gaps))
-    return out
+    return [Alignment(q.name, t.name, score, lq, lt, q0, q1, t0, t1, cigars[r0:r1], qa_s[a:b], ta_s[a:b], ml_s[a:b],
+                      same_k, mism, opens, gaps)
+            for q, t, (a, b, score, lq, lt, q0, q1, t0, t1, r0, r1, same_k, mism, opens, gaps)
+            in zip(queries, targets, cols)]
+
+
+def _per_path(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """How many columns of each path (``bounds``) have ``flags``."""
+    c = np.zeros(flags.size + 1, dtype=np.int64)
+    np.cumsum(flags, out=c[1:])
+    return np.diff(c[bounds])
+
+
+def _cigar_text(run_len: np.ndarray, run_letter: np.ndarray) -> tuple[str, np.ndarray]:
+    """All runs as one CIGAR text (``12=1X...``) and where each run starts in it
+    (one more entry: the end), built with array operations instead of one
+    string per run."""
+    n = run_len.size
+    if n == 0:
+        return "", np.zeros(1, dtype=np.int64)
+    digits = np.ones(n, dtype=np.int64)
+    for k in range(1, 19):  # decimal digits of each length
+        more = run_len >= 10 ** k
+        if not more.any():
+            break
+        digits += more
+    width = int(digits.max()) + 1
+    cell = np.zeros((n, width), dtype=np.uint8)  # right-aligned digits, then the letter
+    rest = run_len.copy()
+    for col in range(width - 2, -1, -1):
+        cell[:, col] = 48 + rest % 10
+        rest //= 10
+    cell[:, width - 1] = run_letter
+    keep = np.arange(width) >= (width - 1 - digits)[:, None]
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(digits + 1, out=off[1:])
+    return cell[keep].tobytes().decode("ascii"), off

@@ -150,6 +150,10 @@ def _run(parser: Parser, args) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if getattr(args, "device", None):
+        from ..engines.base import start_gpu
+
+        start_gpu(args.device)  # the GPU starts while the command reads its input
     return int(args.func(args) or 0)
 
 

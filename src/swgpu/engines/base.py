@@ -40,7 +40,7 @@ from ..io.sequence import Sequence
 from ..scoring import Scoring
 
 __all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "TracebackKernels", "get_engine",
-           "resolve_device", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
+           "resolve_device", "start_gpu", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -139,6 +139,13 @@ def _runtime():
     from .cuda import runtime  # imports CuPy only when asked
 
     return runtime
+
+
+def start_gpu(device: str = "auto") -> None:
+    """Start the GPU in the background when ``device`` may use it (``auto``,
+    ``cuda``), so that its start overlaps the caller's reading of input."""
+    if (device or "auto").lower() in ("auto", "cuda", "gpu"):
+        _runtime().prime()
 
 
 def cuda_available() -> bool:
