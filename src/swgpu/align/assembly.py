@@ -43,9 +43,9 @@ def _positions(flags: np.ndarray, seg: np.ndarray, bounds: np.ndarray, first: np
     """For each column, ``first`` of its path (paths: ``bounds``) plus the
     number of columns of its path before it that have ``flags`` (clipped to
     ``size - 1``); and for each path, how many columns have them."""
-    c = np.zeros(flags.size + 1, dtype=np.int64)
-    np.cumsum(flags, out=c[1:])
-    at = c[bounds]
+    c = np.zeros(flags.size + 1, dtype=np.int32 if flags.size < 1 << 31 else np.int64)
+    np.cumsum(flags.view(np.uint8), out=c[1:], dtype=c.dtype)
+    at = c[bounds].astype(np.int64)
     pos = (first - at[:-1])[seg]
     pos += c[:-1]
     np.minimum(pos, max(size - 1, 0), out=pos)
@@ -114,10 +114,12 @@ def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scorin
 
 
 def _per_path(flags: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """How many columns of each path (``bounds``) have ``flags``."""
-    c = np.zeros(flags.size + 1, dtype=np.int64)
-    np.cumsum(flags, out=c[1:])
-    return np.diff(c[bounds])
+    """How many columns of each path (``bounds``, ending at ``flags.size``) have ``flags``."""
+    out = np.zeros(bounds.size - 1, dtype=np.int64)
+    full = bounds[1:] > bounds[:-1]
+    if full.any():
+        out[full] = np.add.reduceat(flags.view(np.uint8), bounds[:-1][full], dtype=np.int64)
+    return out
 
 
 def _cigar_text(run_len: np.ndarray, run_letter: np.ndarray) -> tuple[str, np.ndarray]:
