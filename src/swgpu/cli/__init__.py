@@ -11,6 +11,6 @@ command (:mod:`.align`, :mod:`.search`, :mod:`.screen`, :mod:`.makedb`,
 ``add_parser(subparsers)`` and ``run(args) -> int``.
 """
 
-from .main import build_parser, main
+from .main import build_parser, entry, main
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "entry", "build_parser"]

@@ -201,5 +201,19 @@ def _main(argv: list[str], termination: _Termination) -> int:
         return 130
 
 
+def entry() -> None:
+    """The ``swgpu`` program: :func:`main`, then exit. After a run that used
+    the GPU, the process ends without the interpreter's teardown (CuPy's
+    memory pools and the CUDA context are released by the exit itself, 0.05-0.2
+    s sooner); every output file is complete and closed by then."""
+    rc = main()
+    if "cupy" in sys.modules:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(rc)
+    sys.exit(rc)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()
