@@ -56,10 +56,12 @@ class CudaTracer:
     def score(self, query: Sequence, target: Sequence) -> int:
         return self.align(query, target).score
 
-    def align_many(self, pairs, executor=None, expected=None) -> list[Alignment]:
+    def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list[Alignment]:
         """Alignments of ``(query, target)`` pairs, in order. ``expected``: the
         best score of each pair where known (None elsewhere); the end pass of
-        a pair stops after the rows where it is first reached."""
+        a pair stops after the rows where it is first reached. ``end_at_last``:
+        each alignment ends at its target's last letter (the best score of
+        the last column, at its first row)."""
         pairs = list(pairs)
         for q, t in pairs:
             self.check(q, t)
@@ -75,7 +77,8 @@ class CudaTracer:
                 sc = self.scoring
                 self._passes = TracebackPasses(cp, self._matrix, self._K, sc.gap_open, sc.gap_extend, self.base_cells)
             hint = None if expected is None else [expected[k] for k in ids]
-            paths = self._passes.trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint)
+            paths = self._passes.trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint,
+                                       end_at_last)
         live = np.flatnonzero(paths.best > 0)
         for r in np.flatnonzero(paths.best <= 0):
             out[ids[r]] = Alignment.empty_for(*pairs[ids[r]])

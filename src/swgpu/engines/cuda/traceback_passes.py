@@ -141,11 +141,13 @@ class TracebackPasses:
         return out
 
     # ------------------------------------------------------------------- pairs
-    def trace(self, queries, targets, expected=None) -> Paths:
+    def trace(self, queries, targets, expected=None, end_at_last: bool = False) -> Paths:
         """Best local alignment paths of ``(queries[k], targets[k])`` (code arrays,
         none empty). ``expected[k]``: the pair's best score when known (None or
         absent: unknown); the end pass then stops after the strip where it is
-        first reached (callers check the traced score against it)."""
+        first reached (callers check the traced score against it).
+        ``end_at_last``: the alignments end at the targets' last letters (the
+        best cell of the last column, its first row)."""
         cp = self.cp
         n = len(queries)
         qlen = np.array([x.size for x in queries], dtype=np.int64)
@@ -156,6 +158,7 @@ class TracebackPasses:
         desc = np.zeros((n, FIELDS), dtype=np.int64)
         desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qoff[:-1], qlen, toff[:-1], tlen
         desc[:, 8] = -1 if expected is None else [-1 if e is None else int(e) for e in expected]
+        desc[:, 9] = int(bool(end_at_last))
         ends = self._rows_pass("tw_sw_end", A, B, desc, tlen, 3).astype(np.int64)
         out = Paths(best=ends[:, 0].copy(), i0=np.zeros(n, np.int64), j0=np.zeros(n, np.int64),
                     ops=np.zeros(0, np.uint8), off=np.zeros(n + 1, np.int64))

@@ -12,7 +12,8 @@
 // (swgpu/engines/cpu/pairwise.py) and apply the same tie rules (see
 // swgpu.align.reference), in a different order of evaluation:
 //
-//   tw_sw_end    : best local score and its first cell (row-major);
+//   tw_sw_end    : best local score and its first cell (row-major), or the
+//                  best of the last column and its first row;
 //   tw_sw_start  : anchored pass over the reversed prefixes: the first cell
 //                  (row-major, reversed coordinates) whose pair ends at best;
 //   tw_nw_last   : last row (H and F) of a global pass, lead gap cost given:
@@ -30,7 +31,8 @@
 //   7 op offset (bytes; tw_nw_path)
 //   8 lead gap open (tw_nw_last, tw_nw_path), the target score (tw_sw_start) or
 //     the best score when known, else -1 (tw_sw_end: stop after the strip that reaches it)
-//   9 tail gap open (tw_nw_path)
+//   9 tail gap open (tw_nw_path); tw_sw_end: 1 = only cells of the last column
+//     end an alignment (the best of that column, its first row)
 
 #define TW_NEG (-(1 << 29))
 #define TW_MAXK 32
@@ -111,7 +113,7 @@ template <int MODE, int NW>
 __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K, const unsigned char* __restrict__ a,
                             const unsigned char* __restrict__ b, const int step, const int m, const int n,
                             const int go, const int ge, const int aux, int* __restrict__ Hrow,
-                            int* __restrict__ Frow, unsigned int* __restrict__ dirs)
+                            int* __restrict__ Frow, unsigned int* __restrict__ dirs, const bool last_only = false)
 {
     const int lane = threadIdx.x & 31;
     for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
@@ -213,7 +215,7 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                     const int d = diag + sub;
                     if (MODE == TW_END) {
                         h = __vimax3_s32_relu(d, f, e);
-                        if (h > best) { best = h; bi = i; bj = j; }
+                        if (h > best && (!last_only || j == n)) { best = h; bi = i; bj = j; }
                     } else {
                         if (MODE == TW_START && d == aux && bi == 0) { bi = i; bj = j; }
                         h = __vimax3_s32(d, f, e);
@@ -299,7 +301,7 @@ __device__ void tw_sw_end(TW_ARGS, int* __restrict__ out)
 {
     TW_PROBLEM(NW)
     const TwResult r = tw_wave<TW_END, NW>(S, w, wp, K, A + d[0], B + d[2], step, m, n, go, ge, (int)d[8], Hrow,
-                                           Frow, nullptr);
+                                           Frow, nullptr, d[9] != 0);
     if (writer) {
         out[3 * p] = r.best;
         out[3 * p + 1] = r.bi;
