@@ -153,7 +153,7 @@ def _last_column_oracle(q, t, scoring):
     """The best score of the last column of the local matrix, its first row,
     then the start and the path by the CPU engine's passes from that cell."""
     from swgpu.align.alignment import Alignment
-    from swgpu.align.traceback import _OPS, _rev, global_ops
+    from swgpu.align.traceback import _OPS, BASE_CELLS, _rev, global_ops
     from swgpu.engines.cpu import pairwise
 
     m, go, ge = scoring.matrix.values, scoring.gap_open, scoring.gap_extend
@@ -173,7 +173,7 @@ def _last_column_oracle(q, t, scoring):
     ie, je = col.index(best), len(t)
     ri, rj = pairwise.sw_start(_rev(q.codes[:ie]), _rev(t.codes[:je]), m, go, ge, best)
     i0, j0 = ie - ri, je - rj
-    ops = global_ops(get_engine("cpu").traceback_kernels(), q.codes[i0:ie], t.codes[j0:je], m, go, ge, 2000)
+    ops = global_ops(get_engine("cpu").traceback_kernels(), q.codes[i0:ie], t.codes[j0:je], m, go, ge, BASE_CELLS)
     return Alignment.from_ops(q, t, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
 
 

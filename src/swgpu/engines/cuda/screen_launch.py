@@ -30,10 +30,11 @@ def _pinned(cp, shape, dtype) -> np.ndarray:
 
 
 class _Stager:
-    """Host-to-GPU copies through a ring of reused pinned chunks: each chunk is
-    filled by a pool of threads (NumPy copies release the GIL) and sent as
-    soon as it is full, so host copies and transfers overlap. One per process,
-    allocated at first use."""
+    """Host-to-GPU copies through a ring of reused pinned chunks: a pool of
+    threads fills the chunks (NumPy copies release the GIL), each chunk is
+    sent as soon as it is full, and a chunk is refilled as soon as its
+    previous transfer is done, so host copies and transfers overlap all the
+    way (not wave by wave). One per process, allocated at first use."""
 
     CHUNK = 4 << 20
     SLOTS = 16
@@ -47,27 +48,37 @@ class _Stager:
         self.pool = ThreadPoolExecutor(max(1, min(self.SLOTS, os.cpu_count() or 1)), thread_name_prefix="swgpu-stage")
         self.events: list = [None] * self.SLOTS
 
+    @staticmethod
+    def _fill(event, dst: np.ndarray, src: np.ndarray) -> None:
+        if event is not None:
+            event.synchronize()  # the chunk's previous transfer is done (waits without the GIL)
+        np.copyto(dst, src)
+
     def upload(self, x: np.ndarray, dev, stream) -> None:
         """Copy the contiguous array ``x`` into the device array ``dev`` on ``stream``."""
         cp = self._cp
         rt = cp.cuda.runtime
         raw = x.reshape(-1).view(np.uint8)
-        C = self.CHUNK
+        C, S = self.CHUNK, self.SLOTS
         chunks = [(a, min(raw.size, a + C)) for a in range(0, raw.size, C)]
-        for w in range(0, len(chunks), self.SLOTS):
-            wave = chunks[w:w + self.SLOTS]
-            for slot in range(len(wave)):
-                if self.events[slot] is not None:
-                    self.events[slot].synchronize()  # its previous transfer is done
-            jobs = [self.pool.submit(np.copyto, self.buf[k * C:k * C + (b - a)], raw[a:b])
-                    for k, (a, b) in enumerate(wave)]
-            for k, ((a, b), job) in enumerate(zip(wave, jobs)):
-                job.result()
-                rt.memcpyAsync(dev.data.ptr + a, self.buf.ctypes.data + k * C, b - a, rt.memcpyHostToDevice,
-                               stream.ptr)
-                ev = cp.cuda.Event(disable_timing=True)
-                ev.record(stream)
-                self.events[k] = ev
+        jobs: dict = {}
+
+        def submit(c: int) -> None:
+            a, b = chunks[c]
+            k = c % S
+            jobs[c] = self.pool.submit(self._fill, self.events[k], self.buf[k * C:k * C + (b - a)], raw[a:b])
+
+        for c in range(min(S, len(chunks))):
+            submit(c)
+        for c, (a, b) in enumerate(chunks):
+            jobs.pop(c).result()
+            k = c % S
+            rt.memcpyAsync(dev.data.ptr + a, self.buf.ctypes.data + k * C, b - a, rt.memcpyHostToDevice, stream.ptr)
+            ev = cp.cuda.Event(disable_timing=True)
+            ev.record(stream)
+            self.events[k] = ev
+            if c + S < len(chunks):
+                submit(c + S)
 
 
 _stagers: dict = {}
