@@ -16,16 +16,20 @@ direction matrix) the row kernel of :mod:`.pairwise`.
 
 from __future__ import annotations
 
+from ...align.traceback import BASE_CELLS as _SHARED_BASE_CELLS
 from ...align.traceback import PairTracer, local_align
 
 __all__ = ["SimdKernels", "CpuTracer", "SMALL_CELLS", "BASE_CELLS"]
 
 #: Pairs of fewer cells than this run on the row kernel (less set-up).
 SMALL_CELLS = 4096
-#: Largest piece of the Myers-Miller recursion solved with a direction matrix
-#: (the row kernel ``nw_path``, about 10x slower per cell than the striped
-#: passes that split larger pieces).
-BASE_CELLS = 1 << 18
+#: Largest piece of the Myers-Miller recursion solved with a direction matrix.
+#: The split points, and so which of several optimal paths is reported,
+#: depend on it: every engine uses the one value of
+#: :data:`swgpu.align.traceback.BASE_CELLS` (a smaller one here, where the
+#: row kernel ``nw_path`` is slower per cell than the striped passes, gave
+#: other optimal paths than the GPU on pairs above ``2**18`` cells).
+BASE_CELLS = _SHARED_BASE_CELLS
 
 
 class SimdKernels:
