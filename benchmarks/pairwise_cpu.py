@@ -1,8 +1,9 @@
 """CPU pairwise benchmark: GCUPS of swgpu's CPU engine and parasail on the same pairs.
 
 Score-only and with traceback, one thread each (parasail is single-threaded),
-on real DNA read pairs, Swiss-Prot protein pairs and long DNA pairs. Writes a
-JSON file and, with matplotlib installed, a PNG bar chart.
+one pair at a time, on real DNA read pairs, Swiss-Prot protein pairs and long
+DNA pairs. Writes a JSON file and, with matplotlib installed, a PNG bar chart.
+(Bulk screening of many pairs, with all threads: ``benchmarks/jobs_cpu.py``.)
 
     python benchmarks/pairwise_cpu.py [--out bench-out/pairwise_cpu]
 """
@@ -17,7 +18,6 @@ from _common import shared_data, write_json
 
 import swgpu
 from swgpu import Scoring
-from swgpu.engines.cpu import pairwise
 
 
 def _sets(data):
@@ -64,7 +64,7 @@ def main():
         go, ge = scoring.gap_open, scoring.gap_extend
         dec = {id(s): scoring.alphabet.decode(s.codes) for pair in pairs for s in pair}
         runs = {
-            "swgpu score (Numba)": lambda q, t: aligner.score(q, t),
+            "swgpu score (SIMD)": lambda q, t: aligner.score(q, t),
             "swgpu align (traceback)": lambda q, t: aligner.align(q, t),
             "parasail sw_striped_16 score": lambda q, t: parasail.sw_striped_16(dec[id(q)], dec[id(t)], go, ge, pm),
             "parasail sw_scan_32 score": lambda q, t: parasail.sw_scan_32(dec[id(q)], dec[id(t)], go, ge, pm),

@@ -2,7 +2,9 @@
 
 A ~300-aa query against the 12,071-sequence Swiss-Prot set, BLOSUM62 11/1, all
 cores for swgpu and pyopal (parasail runs one sequence at a time, one thread).
-Scores are checked to agree. Writes JSON.
+The peers get swgpu's matrix (so U, O and * score as in swgpu) and the
+database in file order. Scores are checked to agree. Writes JSON.
+``benchmarks/jobs_cpu.py`` runs the three benchmark queries on 1 and 2 threads.
 
     python benchmarks/search_cpu.py [--out bench-out/search_cpu]
 """
@@ -46,24 +48,32 @@ def main():
         return out
 
     searcher = Searcher(db, scoring, device="cpu")
-    ours = record("swgpu cpu (Numba, all cores)", lambda: searcher.scores(query))
-    texts = [swgpu.PROTEIN.decode(db.residues[db.offsets[i]:db.offsets[i + 1]]) for i in range(len(db))]
-    qtext = swgpu.PROTEIN.decode(query.codes)
+    searcher.compile([query])
+    ours = record("swgpu cpu (SIMD, all cores)", lambda: searcher.scores(query))
+    texts = [s.text for s in seqs]  # file order; db.index maps swgpu's order to it
+    qtext = query.text
+    letters = scoring.alphabet.letters
     try:
         import pyopal
+        from scoring_matrices import ScoringMatrix
 
-        pdb = pyopal.Database(texts)
+        matrix = ScoringMatrix(scoring.matrix.values.tolist(), alphabet=letters)
+        pdb = pyopal.Database(texts, pyopal.Alphabet(letters))
         theirs = record("pyopal 0.7 (SIMD, all cores)", lambda: np.array(
-            [r.score for r in pyopal.align(qtext, pdb, "BLOSUM62", gap_open=11, gap_extend=1, ordered=True)]))
+            [r.score for r in pyopal.align(qtext, pdb, matrix, gap_open=11, gap_extend=1, ordered=True)])[db.index])
         rows[-1]["agree"] = int((theirs == ours).sum())
     except ImportError:
         print("pyopal not installed")
     try:
         import parasail
 
-        prof = parasail.profile_create_16(qtext, parasail.blosum62)
+        pm = parasail.matrix_create(letters, 0, 0)
+        for a in range(len(letters)):
+            for b in range(len(letters)):
+                pm.set_value(a, b, int(scoring.matrix.values[a, b]))
+        prof = parasail.profile_create_16(qtext, pm)
         theirs = record("parasail sw_striped_profile_16 (1 thread)", lambda: np.array(
-            [parasail.sw_striped_profile_16(prof, t, 11, 1).score for t in texts]))
+            [parasail.sw_striped_profile_16(prof, t, 11, 1).score for t in texts])[db.index])
         rows[-1]["agree"] = int((theirs == ours).sum())
     except ImportError:
         print("parasail not installed")

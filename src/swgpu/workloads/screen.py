@@ -84,7 +84,7 @@ class Screener:
         self.strand = strand
         self._signs = strands_for(strand, scoring.alphabet)
         self.scoring = scoring
-        self.engine = get_engine(device)
+        self.engine = get_engine(device, threads=threads)
         self.device = self.engine.name
         self.kernel = kernel
         self.executor = ThreadExecutor(threads)

@@ -1,0 +1,180 @@
+"""The last row of a global (Gotoh) alignment, striped and tiled as
+:mod:`.striped`, for the forward and backward passes of the linear-memory
+traceback (:func:`swgpu.align.traceback.global_ops`).
+
+Same geometry as the local kernel (column tiles of ``seg`` vector steps, a
+block of rows through every tile, each tile passing a row's last ``H`` and
+outgoing ``E`` to the next), with signed lanes (``int16`` where the
+problem's range fits, else ``int32``) and no zero floor: row 0 is the
+leading horizontal gap ``-(gap_open + (j - 1) * gap_extend)``, column 0 the
+leading vertical gap ``-(lead_open + (i - 1) * gap_extend)``. Returns what
+:func:`.pairwise.nw_last_row` returns: ``H`` and the vertical-gap scores
+``F`` of the last row.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .lanes import lanes_of
+from .simd import any_gt, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax, vstore, vsub
+
+__all__ = ["nw_last_row_striped", "nw_profile"]
+
+#: Minus infinity of the 32-bit lanes (as :mod:`.pairwise`); 16-bit lanes use -2**14.
+NEG32 = -(1 << 29)
+NEG16 = -(1 << 14)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def nw_profile(b, matrix, dt_like, lanes, seg):
+    """Raw scores (``dt_like``'s type) of every letter against ``b``, laid out as :func:`.striped.striped_profile`."""
+    n = b.shape[0]
+    k = matrix.shape[0]
+    width = seg * lanes
+    tiles = max(1, (n + width - 1) // width)
+    prof = np.zeros(tiles * k * width, dtype=dt_like.dtype)
+    for c in range(tiles):
+        for a in range(k):
+            row = matrix[a]
+            base = (c * k + a) * width
+            for lane in range(lanes):
+                for p in range(seg):
+                    j = c * width + lane * seg + p
+                    if j < n:
+                        prof[base + p * lanes + lane] = row[b[j]]
+    return prof, tiles
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block):
+    """``(CC, DD)``: ``H`` and vertical-gap ``F`` of the last row (``n + 1``
+    entries each, ``int32``) of the global DP of ``a`` against the profiled
+    ``b``. ``neg``: minus infinity of the lane type."""
+    m = a.shape[0]
+    dt = prof.dtype
+    size = seg * lanes
+    k = prof.shape[0] // (tiles * size)
+    H = np.empty(tiles * 2 * size, dtype=dt)
+    F = np.empty(tiles * size, dtype=dt)
+    # row 0 and the vertical gaps into row 1
+    for c in range(tiles):
+        for p in range(seg):
+            for lane in range(lanes):
+                j = c * size + lane * seg + p + 1  # DP column
+                h0 = -(gap_open + (j - 1) * gap_extend)
+                H[c * 2 * size + p * lanes + lane] = max(h0, neg)
+                F[c * size + p * lanes + lane] = max(h0 - gap_open, neg)
+    prev = np.zeros(tiles, dtype=np.int64)
+    bh = np.empty(max(1, m), dtype=np.int64)  # per row: H of the column left of the tile
+    be = np.empty(max(1, m), dtype=np.int64)  # per row: E entering the tile
+    for i in range(m):
+        c0 = -(lead_open + i * gap_extend)  # H(i + 1, 0)
+        bh[i] = c0
+        be[i] = c0 - gap_open
+    corner = np.zeros(tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of the tile)
+    for c in range(1, tiles + 1):
+        corner[c] = -(gap_open + (c * size - 1) * gap_extend)  # row 0
+    nextcorner = np.zeros(tiles + 1, dtype=np.int64)
+    ramp_a = np.zeros(lanes, dtype=dt)
+    for lane in range(lanes):
+        ramp_a[lane] = lane * seg * gap_extend
+    CC = np.empty(n + 1, dtype=np.int32)
+    DD = np.empty(n + 1, dtype=np.int32)
+    vgo = vfill(F, gap_open)
+    vge = vfill(F, gap_extend)
+    vneg = vfill(F, neg)
+    vseg = vfill(F, seg * gap_extend)
+    ramp = vload(ramp_a, 0)
+    for i0 in range(0, m, block):
+        i1 = min(m, i0 + block)
+        for c in range(tiles):
+            hbase = c * 2 * size
+            fbase = c * size
+            pbase = c * k * size
+            dprev = corner[c]
+            for i in range(i0, i1):
+                pv = prev[c]
+                hc = hbase + (1 - pv) * size
+                hp = hbase + pv * size
+                ap = pbase + a[i] * size
+                if i == m - 1:  # the last row's vertical gaps, before this row changes them
+                    for p in range(seg):
+                        for lane in range(lanes):
+                            j = c * size + lane * seg + p
+                            if j < n:
+                                DD[j + 1] = F[fbase + p * lanes + lane]
+                e = vneg
+                vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
+                for p in range(seg):
+                    at = p * lanes
+                    f = vload(F, fbase + at)
+                    h = vmax(vadd(vh, vload(prof, ap + at)), vmax(e, f))
+                    vstore(H, hc + at, h)
+                    hgo = vsub(h, vgo)
+                    e = vmax(vsub(e, vge), hgo)
+                    vstore(F, fbase + at, vmax(vsub(f, vge), hgo))
+                    vh = vload(H, hp + at)
+                w = vmax(carry_scan_signed(e, seg * gap_extend, neg), vsub(vfill(F, be[i]), ramp))
+                g = w
+                for p in range(seg):
+                    at = p * lanes
+                    h = vload(H, hc + at)
+                    if not any_gt(g, vsub(h, vgo)):
+                        break
+                    h = vmax(h, g)
+                    vstore(H, hc + at, h)
+                    vstore(F, fbase + at, vmax(vload(F, fbase + at), vsub(h, vgo)))
+                    g = vsub(g, vge)
+                prev[c] = 1 - pv
+                dprev = bh[i]
+                bh[i] = H[hc + size - 1]
+                be[i] = vlast(vmax(e, vsub(w, vseg)))
+            nextcorner[c + 1] = bh[i1 - 1]
+        for c in range(1, tiles + 1):
+            corner[c] = nextcorner[c]
+        corner[0] = -(lead_open + (i1 - 1) * gap_extend)  # H(i1, 0): column 0 of the next block's previous row
+    last = -(lead_open + (m - 1) * gap_extend)
+    CC[0] = last
+    DD[0] = last
+    for c in range(tiles):
+        hl = c * 2 * size + prev[c] * size
+        for p in range(seg):
+            for lane in range(lanes):
+                j = c * size + lane * seg + p
+                if j < n:
+                    CC[j + 1] = H[hl + p * lanes + lane]
+    return CC, DD
+
+
+#: Bytes of one tile row of the global kernel.
+TILE_BYTES = 4096
+#: Largest profile (bytes) built for one pass; longer rows use the row kernel.
+PROFILE_BYTES = 1 << 26
+#: Query rows run through one tile before the next tile.
+BLOCK_ROWS = 256
+
+
+def lane_type(m: int, n: int, matrix: np.ndarray, gap_open: int, gap_extend: int, lead_open: int):
+    """``(dtype, neg)``: 16-bit lanes when every value of the problem (and the
+    gap arithmetic of a tile) stays well inside them, else 32-bit."""
+    width = TILE_BYTES // 2  # columns of a 16-bit tile
+    low = 3 * max(gap_open, lead_open) + abs(min(int(matrix.min()), 0)) + gap_extend * (m + n + 2 * width)
+    high = max(int(matrix.max()), 0) * min(m, n)
+    if low < (1 << 14) - 64 and high < (1 << 14):
+        return np.int16, NEG16
+    return np.int32, NEG32
+
+
+def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
+    """:func:`.pairwise.nw_last_row` on the striped kernel (``a`` and ``b`` not
+    empty); None when the profile of ``b`` would exceed ``profile_bytes``."""
+    m, n = a.shape[0], b.shape[0]
+    dtype, neg = lane_type(m, n, matrix, gap_open, gap_extend, lead_open)
+    if matrix.shape[0] * n * np.dtype(dtype).itemsize > PROFILE_BYTES:
+        return None
+    lanes = lanes_of(dtype)
+    seg = max(1, min(TILE_BYTES // 64, -(-n // lanes)))
+    prof, tiles = nw_profile(b, matrix, np.zeros(1, dtype=dtype), lanes, seg)
+    return nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, BLOCK_ROWS)

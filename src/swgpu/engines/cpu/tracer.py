@@ -1,0 +1,112 @@
+"""The CPU engine's traceback passes: SIMD striped kernels for the
+score-and-end passes and the global rows, the Numba row kernels for small
+pieces and the direction matrix.
+
+``sw_end`` runs :func:`~.striped.sw_end_striped` (exact, with swgpu's end
+rule) unless the pair is tiny or its profile too large. ``sw_start`` is the
+same pass on the reversed prefixes that end the alignment: every alignment
+in that region scoring ``best`` ends at the end cell (an earlier end would
+contradict the end rule), so the first cell of the reversed local pass that
+holds ``best`` is the latest start, as the anchored pass
+(:func:`.pairwise.sw_start`) finds it. ``nw_last_row`` (the forward and
+backward passes of the linear-memory Myers-Miller recursion) is the striped
+global kernel of :mod:`.global_kernel`; ``nw_path`` (small pieces, with a
+direction matrix) the row kernel of :mod:`.pairwise`.
+"""
+
+from __future__ import annotations
+
+from ...align.traceback import BASE_CELLS as _SHARED_BASE_CELLS
+from ...align.traceback import PairTracer, local_align
+
+__all__ = ["SimdKernels", "CpuTracer", "SMALL_CELLS", "BASE_CELLS"]
+
+#: Pairs of fewer cells than this run on the row kernel (less set-up).
+SMALL_CELLS = 4096
+#: Largest piece of the Myers-Miller recursion solved with a direction matrix.
+#: The split points, and so which of several optimal paths is reported,
+#: depend on it: every engine uses the one value of
+#: :data:`swgpu.align.traceback.BASE_CELLS` (a smaller one here, where the
+#: row kernel ``nw_path`` is slower per cell than the striped passes, gave
+#: other optimal paths than the GPU on pairs above ``2**18`` cells).
+BASE_CELLS = _SHARED_BASE_CELLS
+
+
+class SimdKernels:
+    """The four traceback passes (a :class:`~swgpu.align.traceback.TracebackKernels`).
+
+    ``least``: a score the pair is known to reach (the search or screen
+    pass's), so that the end pass starts in lanes wide enough for it instead
+    of finding out in narrower ones; any value gives the same results.
+    """
+
+    def __init__(self, least: int | None = None):
+        self.least = least
+
+    # kernels are imported on first use: building a tracer does not load Numba
+
+    @staticmethod
+    def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
+        from .pairwise import nw_path
+
+        return nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open)
+
+    @staticmethod
+    def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
+        if a.shape[0] * b.shape[0] >= SMALL_CELLS and a.shape[0] > 0 and b.shape[0] > 0:
+            from .global_kernel import nw_last_row, nw_last_row_striped
+            from .jit import announce_compile
+
+            announce_compile(nw_last_row_striped)
+            got = nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open)
+            if got is not None:
+                return got
+        from .pairwise import nw_last_row
+
+        return nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open)
+
+    def sw_end(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
+        if q.shape[0] * t.shape[0] >= SMALL_CELLS:
+            from .jit import announce_compile
+            from .striped import striped_pass, sw_end_striped
+
+            announce_compile(striped_pass)
+            got = sw_end_striped(q, t, matrix, gap_open, gap_extend, self.least)
+            if got is not None:
+                return got
+        from .pairwise import sw_end
+
+        best, i, j = sw_end(q, t, matrix, gap_open, gap_extend)
+        return int(best), int(i), int(j)
+
+    def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
+        score, i, j = SimdKernels(best).sw_end(rq, rt, matrix, gap_open, gap_extend)
+        if score == best:
+            return i, j
+        from .pairwise import sw_start  # not reached for a true end cell
+
+        return sw_start(rq, rt, matrix, gap_open, gap_extend, best)
+
+
+class CpuTracer(PairTracer):
+    """:class:`~swgpu.align.traceback.PairTracer` on :class:`SimdKernels`:
+    many pairs go to the executor largest first (its threads take them as
+    they finish), each starting in the lanes its known score needs."""
+
+    def align_many(self, pairs, executor=None, expected=None) -> list:
+        pairs = list(pairs)
+        hints = list(expected) if expected is not None else [None] * len(pairs)
+        plain = self.kernels
+
+        def one(k):
+            q, t = pairs[k]
+            self.check(q, t)
+            kernels = SimdKernels(hints[k]) if hints[k] else plain
+            return local_align(kernels, q, t, self.scoring, self.base_cells)
+
+        order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) * len(pairs[k][1]))
+        done = [one(k) for k in order] if executor is None else executor.map(one, order)
+        out: list = [None] * len(pairs)
+        for k, aln in zip(order, done):
+            out[k] = aln
+        return out
