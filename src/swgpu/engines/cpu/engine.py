@@ -135,3 +135,8 @@ class CpuEngine(Engine):
 
     def traceback_kernels(self):
         return pairwise
+
+    def genome_scanner(self, scoring: Scoring, method: str = "auto"):
+        from .scan import CpuGenomeScanner
+
+        return CpuGenomeScanner(scoring, self.threads, method)
