@@ -6,7 +6,8 @@ The public API is a few nouns:
   :class:`Database`; :func:`read_sequences` / :func:`iter_sequences` read files;
 * :class:`ScoreMatrix` and :class:`Scoring` (matrix + affine gaps);
 * :class:`Aligner` for pairs, :class:`Searcher` for database search,
-  :class:`Screener` for bulk pair screening;
+  :class:`Screener` for bulk pair screening, :class:`Scanner` for short
+  queries along long sequences;
 * :class:`Alignment`, the one result type of every workload, and
   :class:`AlignmentWriter` / :class:`OutputFile` to write results.
 
@@ -37,6 +38,7 @@ _PUBLIC = {
     "ScoreMatrix": "swgpu.scoring",
     "Scoring": "swgpu.scoring",
     "Aligner": "swgpu.workloads.align",
+    "Scanner": "swgpu.workloads.scan",
     "Screener": "swgpu.workloads.screen",
     "Searcher": "swgpu.workloads.search",
 }

@@ -29,11 +29,14 @@ __all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "check
 
 
 class TracebackKernels(Protocol):
-    """The four passes of a pairwise alignment on one engine (code arrays in,
+    """The passes of a pairwise alignment on one engine (code arrays in,
     ``matrix`` the ``int32`` substitution scores, positive gap costs)."""
 
     def sw_end(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
         """``(best, i_end, j_end)``: local score and its end cell (see :mod:`swgpu.align.reference`)."""
+
+    def sw_end_last(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
+        """The best score of the last column and its first row: ``(score, i, len(t))``."""
 
     def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
         """On the reversed prefixes: ``(ri, rj)``, the start as distances from the end."""
@@ -100,12 +103,14 @@ def check_pair(scoring: Scoring, query: Sequence, target: Sequence) -> None:
 
 
 def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, scoring: Scoring,
-                base_cells: int = BASE_CELLS) -> Alignment:
-    """Optimal local alignment of ``query`` against ``target`` with ``kernels``."""
+                base_cells: int = BASE_CELLS, end_at_last: bool = False) -> Alignment:
+    """Optimal local alignment of ``query`` against ``target`` with ``kernels``
+    (``end_at_last``: the best one that ends at the target's last letter)."""
     q, t = query.codes, target.codes
     matrix = scoring.matrix.values
     go, ge = scoring.gap_open, scoring.gap_extend
-    best, ie, je = kernels.sw_end(q, t, matrix, go, ge)
+    end = kernels.sw_end_last if end_at_last else kernels.sw_end
+    best, ie, je = end(q, t, matrix, go, ge)
     best = int(best)
     if best <= 0:
         return Alignment.empty_for(query, target)
@@ -140,15 +145,22 @@ class PairTracer:
         self.check(query, target)
         return local_align(self.kernels, query, target, self.scoring, self.base_cells)
 
-    def align_many(self, pairs, executor=None, expected=None) -> list[Alignment]:
+    def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list[Alignment]:
         """Alignments of ``(query, target)`` pairs, in order, on ``executor``
         (any object with ``map``; None: one after another). ``expected``
         (optional best scores, None where unknown) is a hint that engines may
-        use to stop early; it never changes a result."""
+        use to stop early; it never changes a result. ``end_at_last``: each
+        alignment ends at its target's last letter (the best score of the last
+        column, at its first row)."""
         pairs = list(pairs)
+
+        def one(p):
+            self.check(*p)
+            return local_align(self.kernels, p[0], p[1], self.scoring, self.base_cells, end_at_last)
+
         if executor is None:
-            return [self.align(q, t) for q, t in pairs]
-        return executor.map(lambda p: self.align(*p), pairs)
+            return [one(p) for p in pairs]
+        return executor.map(one, pairs)
 
     def score(self, query: Sequence, target: Sequence) -> int:
         """The optimal local score only (one O(n)-memory pass)."""

@@ -27,13 +27,13 @@ import warnings
 from .. import __version__
 from ..exceptions import InputError, SwgpuError
 from ..io.writers.output import abort_pending
-from . import align, bench, info, makedb, screen, search
+from . import align, bench, info, makedb, scan, screen, search
 from .options import Parser, UsageError
 
 __all__ = ["main", "build_parser", "error_message", "Terminated"]
 
 # in the order of `swgpu --help`; info adds `demo` and `info`
-COMMANDS = (align, search, screen, makedb, bench, info)
+COMMANDS = (align, search, scan, screen, makedb, bench, info)
 
 
 def build_parser() -> Parser:

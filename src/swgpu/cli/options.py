@@ -228,7 +228,7 @@ def program_line(args) -> str:
     return "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
 
 
-def write_alignments(args, scoring, rows, targets=None, descriptions=None) -> int:
+def write_alignments(args, scoring, rows, targets=None, descriptions=None, secondary: bool = False) -> int:
     """Write ``(alignment, query_text)`` rows to ``args.output`` in ``args.format``
     (:func:`resolve_output` first); returns how many alignments were written.
 
@@ -243,7 +243,7 @@ def write_alignments(args, scoring, rows, targets=None, descriptions=None) -> in
         targets = [(aln.target, aln.target_length) for aln, _ in rows]
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
-                         descriptions=descriptions) as writer:
+                         descriptions=descriptions, secondary=secondary) as writer:
         for aln, query_text in rows:
             writer.write(aln, query_text=query_text)
     return writer.count

@@ -39,7 +39,7 @@ from ..exceptions import EngineError
 from ..io.sequence import Sequence
 from ..scoring import Scoring
 
-__all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "TracebackKernels", "get_engine",
+__all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "GenomeScanner", "TracebackKernels", "get_engine",
            "resolve_device", "start_gpu", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -88,10 +88,26 @@ class Tracer(Protocol):
     def score(self, query: Sequence, target: Sequence) -> int:
         """The optimal local score only."""
 
-    def align_many(self, pairs, executor=None, expected=None) -> list[Alignment]:
+    def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list[Alignment]:
         """Alignments of many ``(query, target)`` pairs, in order (batched
         where the engine batches; ``executor`` runs what runs on the CPU;
-        ``expected``: known best scores, None where unknown, a hint only)."""
+        ``expected``: known best scores, None where unknown, a hint only;
+        ``end_at_last``: each ends at its target's last letter)."""
+
+
+@runtime_checkable
+class GenomeScanner(Protocol):
+    """Candidate end points of queries along a long target (``scan``)."""
+
+    last_timings: dict
+
+    def candidates(self, queries: list[np.ndarray], genome: np.ndarray, bounds: np.ndarray, min_score,
+                   keep: int, on_done=None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each query (codes): ``(columns, scores)`` of its ``keep`` best
+        candidate end points (:mod:`swgpu.align.scan_rule`) along ``genome``
+        (records end to end, record ``r`` = ``genome[bounds[r]:bounds[r+1]]``),
+        best first, ties by column; ``min_score``: one threshold or one per
+        query; ``on_done(query_index, letters)``: progress."""
 
 
 class Engine(abc.ABC):
@@ -120,6 +136,13 @@ class Engine(abc.ABC):
         """A bulk scorer of DNA pairs (match/mismatch scoring) with ``kernel``
         (``auto``, ``bitwise``, ``wordwise``, ``group``); ``transpose`` tunes
         the GPU's bit-sliced kernel (``ballot`` or ``swap``)."""
+
+    def genome_scanner(self, scoring: Scoring, method: str = "auto") -> GenomeScanner:
+        """Candidate end points of queries along long targets (``method``:
+        ``auto`` the fastest exact one, ``rowscan`` the row-parallel scan;
+        both give the same end points). Engines without their own get the
+        CPU engine's."""
+        return get_engine("cpu", threads=self.threads).genome_scanner(scoring, method)
 
     def traceback_kernels(self) -> TracebackKernels | None:
         """The four traceback passes on this engine, or None when it has none

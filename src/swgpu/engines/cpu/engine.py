@@ -106,3 +106,8 @@ class CpuEngine(Engine):
         from .tracer import BASE_CELLS, CpuTracer, SimdKernels
 
         return CpuTracer(SimdKernels(), scoring, BASE_CELLS)
+
+    def genome_scanner(self, scoring: Scoring, method: str = "auto"):
+        from .scan import CpuGenomeScanner
+
+        return CpuGenomeScanner(scoring, self.threads, method)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["sw_end", "sw_start", "nw_last_row", "nw_path"]
+__all__ = ["sw_end", "sw_end_last", "sw_start", "nw_last_row", "nw_path"]
 
 NEG = np.int32(-(1 << 29))
 
@@ -95,6 +95,43 @@ def sw_end(q, t, matrix, gap_open, gap_extend):
                     break
         Hp, Hc = Hc, Hp
     return best, bi, bj
+
+
+@nb.njit(**_OPTS)
+def sw_end_last(q, t, matrix, gap_open, gap_extend):
+    """The best H of the last column of the local matrix of ``q`` against
+    ``t`` and its first row: ``(score, i, n)`` (1-based; ``(0, 0, 0)`` when
+    no alignment ending at the last letter scores above 0)."""
+    m = q.shape[0]
+    n = t.shape[0]
+    go = np.int32(gap_open)
+    ge = np.int32(gap_extend)
+    zero = np.int32(0)
+    Hp = np.zeros(n + 1, dtype=np.int32)
+    Hc = np.zeros(n + 1, dtype=np.int32)
+    F = np.full(n + 1, NEG, dtype=np.int32)
+    best = zero
+    bi = 0
+    for i in range(1, m + 1):
+        a = q[i - 1]
+        for j in range(1, n + 1):
+            f = max(np.int32(F[j] - ge), np.int32(Hp[j] - go))
+            F[j] = f
+            Hc[j] = max(max(np.int32(Hp[j - 1] + matrix[a, t[j - 1]]), f), zero)
+        e = NEG
+        left = zero
+        for j in range(1, n + 1):
+            e = max(np.int32(e - ge), np.int32(left - go))
+            h = max(Hc[j], e)
+            Hc[j] = h
+            left = h
+        if n > 0 and Hc[n] > best:
+            best = Hc[n]
+            bi = i
+        Hp, Hc = Hc, Hp
+    if best <= 0:
+        return zero, 0, 0
+    return best, bi, n
 
 
 @nb.njit(**_OPTS)

@@ -79,6 +79,13 @@ class SimdKernels:
         best, i, j = sw_end(q, t, matrix, gap_open, gap_extend)
         return int(best), int(i), int(j)
 
+    @staticmethod
+    def sw_end_last(q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
+        from .pairwise import sw_end_last
+
+        best, i, j = sw_end_last(q, t, matrix, gap_open, gap_extend)
+        return int(best), int(i), int(j)
+
     def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
         score, i, j = SimdKernels(best).sw_end(rq, rt, matrix, gap_open, gap_extend)
         if score == best:
@@ -93,7 +100,7 @@ class CpuTracer(PairTracer):
     many pairs go to the executor largest first (its threads take them as
     they finish), each starting in the lanes its known score needs."""
 
-    def align_many(self, pairs, executor=None, expected=None) -> list:
+    def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list:
         pairs = list(pairs)
         hints = list(expected) if expected is not None else [None] * len(pairs)
         plain = self.kernels
@@ -102,7 +109,7 @@ class CpuTracer(PairTracer):
             q, t = pairs[k]
             self.check(q, t)
             kernels = SimdKernels(hints[k]) if hints[k] else plain
-            return local_align(kernels, q, t, self.scoring, self.base_cells)
+            return local_align(kernels, q, t, self.scoring, self.base_cells, end_at_last)
 
         order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) * len(pairs[k][1]))
         done = [one(k) for k in order] if executor is None else executor.map(one, order)

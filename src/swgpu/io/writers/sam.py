@@ -88,14 +88,15 @@ def _query_letters(a: AlignmentRecord, query_text) -> str | None:
     return text
 
 
-def format_sam(a: AlignmentRecord, query_text=None) -> str:
+def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> str:
     """One SAM record (no newline).
 
     ``query_text`` is the whole query as read (a ``str`` or a
     :class:`~swgpu.io.sequence.Sequence`; for ``strand == "-"`` give the forward
     query, it is reverse-complemented here). With it, SEQ is the whole query
     and the unaligned ends are soft-clipped (``S``); without it SEQ is ``*``
-    and the ends are hard-clipped (``H``). POS is ``target_start + 1``, MAPQ
+    and the ends are hard-clipped (``H``). ``secondary`` adds FLAG 256 (a
+    query's further hits). POS is ``target_start + 1``, MAPQ
     255, QUAL ``*``; tags ``AS:i`` (score), ``NM:i`` (mismatches + gap
     columns) and ``ZE:f`` (E-value, when known). An empty alignment gives an
     unmapped record (FLAG 4, RNAME ``*``, POS 0, MAPQ 0, CIGAR ``*``).
@@ -117,7 +118,7 @@ def format_sam(a: AlignmentRecord, query_text=None) -> str:
     clip = "S" if seq is not None else "H"
     left, right = a.query_start, a.query_length - a.query_end
     cigar = (f"{left}{clip}" if left else "") + a.cigar + (f"{right}{clip}" if right else "")
-    flag = 16 if a.strand == "-" else 0
+    flag = (16 if a.strand == "-" else 0) | (256 if secondary else 0)
     fields = [
         a.query or "*", str(flag), a.target, str(a.target_start + 1), "255", cigar, "*", "0", "0",
         seq if seq else "*", "*", f"AS:i:{a.score}", f"NM:i:{a.mismatches + a.gaps}",

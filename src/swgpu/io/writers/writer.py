@@ -115,7 +115,9 @@ class AlignmentWriter(AtomicOutput):
     :data:`~swgpu.io.writers.blast6.BLAST6_COLUMNS`. ``descriptions``: target
     name -> description, for the ``stitle`` column; without it the
     descriptions of ``targets`` given as sequences are used, and a target
-    without one is shown by its name alone.
+    without one is shown by its name alone. ``secondary`` (``sam``): the
+    records of a query after its first are flagged 256 (secondary), as for
+    the further hits of ``scan``.
 
     >>> from swgpu.align.alignment import Alignment
     >>> from swgpu.scoring import Scoring
@@ -145,6 +147,7 @@ class AlignmentWriter(AtomicOutput):
         header: bool = False,
         columns: str | Iterable[str] | None = None,
         descriptions: Mapping[str, str] | None = None,
+        secondary: bool = False,
     ):
         fmt_norm = str(fmt).strip().lower()
         if fmt_norm not in FORMATS:
@@ -160,6 +163,8 @@ class AlignmentWriter(AtomicOutput):
         if self.columns is not None and "stitle" in self.columns:
             self.descriptions = _descriptions(descriptions, targets)
         self._targets: set[str] | None = None
+        #: sam: the queries written so far, when their further records are flagged secondary
+        self._seen: set[str] | None = set() if secondary else None
         preamble = ""
         if fmt_norm == "sam":
             if targets is None:
@@ -190,7 +195,11 @@ class AlignmentWriter(AtomicOutput):
         if self.fmt == "sam":
             if not alignment.empty and self._targets is not None and alignment.target not in self._targets:
                 raise ValueError(f"target {alignment.target!r} is not among the targets of the SAM header")
-            return format_sam(alignment, query_text) + "\n"
+            later = False
+            if self._seen is not None and not alignment.empty:
+                later = alignment.query in self._seen
+                self._seen.add(alignment.query)
+            return format_sam(alignment, query_text, later) + "\n"
         if self.fmt == "json":
             return format_json(alignment) + "\n"
         return format_pairwise(alignment, self.scoring)

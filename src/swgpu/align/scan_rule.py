@@ -1,0 +1,104 @@
+"""The rules of ``scan`` that every engine shares: how far an alignment can
+reach, which columns of a long target are hit end points, which hits are
+kept.
+
+``colmax[j]`` is the best score of any local alignment of the query that
+ends at target column ``j`` (the maximum of column ``j`` of the local DP
+matrix). A column is a **candidate end point** when it scores at least the
+threshold and is a local maximum within ``radius`` columns of its record:
+higher than every column in the ``radius`` before it, at least as high as
+every column in the ``radius`` after it (a plateau counts once, at its first
+column).
+
+>>> import numpy as np
+>>> colmax = np.array([0, 3, 5, 5, 2, 0, 0, 4, 1, 0])
+>>> end_points(colmax, 0, 10, radius=2, min_score=3)
+(array([2, 7]), array([5, 4], dtype=int32))
+>>> span_bound(10, max_score=2, gap_open=5, gap_extend=2)
+18
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["span_bound", "end_points", "best_end_points", "sliding_max"]
+
+
+def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int) -> int:
+    """Most target letters a positive-scoring local alignment of a query of
+    ``m`` letters can span: ``m + (m * max_score - gap_open) // gap_extend + 1``
+    (``m`` when no gap can pay for itself: ``m * max_score <= gap_open``).
+
+    Proof: the alignment has ``a <= m`` query letters in pairs, scoring at
+    most ``a * max_score``; its target letters are the ``a`` paired ones plus
+    ``g`` letters in gaps. Each gap costs at least ``gap_open`` and each of
+    its further letters ``gap_extend``, so ``g`` target gap letters in ``k >= 1``
+    gaps cost at least ``gap_open + (g - 1) * gap_extend`` (one gap is the
+    cheapest way to hold them, as ``gap_extend <= gap_open``). A positive score
+    needs ``gap_open + (g - 1) * gap_extend < m * max_score``, so
+    ``g <= (m * max_score - gap_open - 1) // gap_extend + 1`` (with
+    ``gap_extend >= 1``), and the span ``a + g`` is at most the bound.
+    With ``gap_extend == 0`` a gap of any length costs ``gap_open``: no bound
+    (None) unless ``m * max_score <= gap_open``.
+    """
+    m, max_score = int(m), int(max_score)
+    if m <= 0 or max_score <= 0:
+        return max(m, 0)
+    budget = m * max_score - int(gap_open)
+    if budget <= 0:
+        return m
+    if gap_extend <= 0:
+        return None
+    return m + (budget - 1) // int(gap_extend) + 1
+
+
+def sliding_max(x: np.ndarray, width: int) -> np.ndarray:
+    """``out[j] = max(x[j : j + width])`` for ``j`` in ``0 .. len(x) - width``
+    (van Herk / Gil-Werman: two running maxima per block, O(n))."""
+    n = x.size
+    if width <= 1:
+        return x.copy()
+    blocks = -(-n // width)
+    pad = np.full(blocks * width, np.iinfo(np.int64).min, dtype=np.int64)
+    pad[:n] = x
+    b = pad.reshape(blocks, width)
+    prefix = np.maximum.accumulate(b, axis=1).ravel()
+    suffix = np.maximum.accumulate(b[:, ::-1], axis=1)[:, ::-1].ravel()
+    j = np.arange(n - width + 1)
+    return np.maximum(suffix[j], prefix[j + width - 1])
+
+
+def end_points(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score: int,
+               own: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate end points of one record whose columns ``lo .. hi - 1`` are
+    ``colmax`` (their column maxima, record coordinates). ``own``: report only
+    columns in ``[own[0], own[1])`` (a chunk of the record; its neighbours
+    within ``radius`` must be in ``colmax``). Returns (columns in ``lo``'s
+    coordinates, scores), in column order."""
+    c = np.asarray(colmax, dtype=np.int64)
+    n = c.size
+    a, b = (lo, hi) if own is None else own
+    a, b = max(a, lo), min(b, hi)
+    if n == 0 or a >= b:
+        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    r = max(int(radius), 1)
+    # -1 beyond the record: below any score, so record ends bound the window
+    ext = np.full(n + 2 * r, -1, dtype=np.int64)
+    ext[r:r + n] = c
+    win = sliding_max(ext, r)  # win[k] = max(ext[k : k + r])
+    idx = np.arange(a - lo, b - lo)
+    mine = c[idx]
+    left = win[idx]  # ext[idx .. idx + r - 1] = c[idx - r .. idx - 1]
+    right = win[idx + r + 1]  # c[idx + 1 .. idx + r]
+    keep = (mine >= min_score) & (mine > left) & (mine >= right)
+    cols = idx[keep] + lo
+    return cols.astype(np.int64), mine[keep].astype(np.int32)
+
+
+def best_end_points(cols: np.ndarray, scores: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``keep`` best end points: by score (highest first), then column."""
+    cols = np.asarray(cols, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.int32)
+    order = np.lexsort((cols, -scores.astype(np.int64)))[:max(int(keep), 0)]
+    return cols[order], scores[order]

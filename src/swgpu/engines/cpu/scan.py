@@ -1,0 +1,100 @@
+"""``scan`` on the CPU: candidate end points of queries along a long target.
+
+The target (all records end to end, ``bounds`` between them) is cut into
+chunks; a chunk's column maxima come from a pass that starts ``span - 1 +
+radius`` letters earlier (``span``: :func:`~swgpu.align.scan_rule.span_bound`),
+so they are exact, and run ``radius`` letters further, so the end-point rule
+sees every neighbour. Chunks run on a thread pool, longest first (the kernel
+releases the GIL).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...align.scan_rule import best_end_points, end_points, span_bound
+from ...scoring import Scoring
+
+__all__ = ["CpuGenomeScanner", "CHUNK"]
+
+#: Target columns per task.
+CHUNK = 1 << 18
+
+
+class CpuGenomeScanner:
+    """Candidate end points of queries along a target on the CPU (a
+    :class:`~swgpu.engines.base.GenomeScanner`); ``method`` is accepted for
+    the interface (both methods give the same end points)."""
+
+    def __init__(self, scoring: Scoring, threads: int | None = None, method: str = "auto"):
+        self.scoring = scoring
+        self.threads = max(1, int(threads or os.cpu_count() or 1))
+        self.method = method
+        self.chunk = CHUNK
+        self.last_timings: dict = {}
+
+    def candidates(self, queries, genome, bounds, min_score: int, keep: int, on_done=None):
+        """For each query (code array): ``(columns, scores)`` of its ``keep``
+        best candidate end points along ``genome`` (codes of all records end to
+        end; record ``r`` is ``genome[bounds[r]:bounds[r + 1]]``), best first,
+        columns in ``genome`` coordinates. ``min_score``: one threshold, or one
+        per query. ``on_done(query_index, columns)`` after each task (progress)."""
+        from .scan_kernels import column_maxima, query_profile
+
+        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
+        genome = np.ascontiguousarray(genome, dtype=np.uint8)
+        bounds = np.asarray(bounds, dtype=np.int64)
+        sc = self.scoring
+        matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
+        tasks = []
+        plans = []
+        for k, q in enumerate(queries):
+            m = int(q.size)
+            span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+            radius = max(m, 1)
+            plans.append((query_profile(np.asarray(q, dtype=np.intp), matrix) if m else None, span, radius))
+            if m == 0:
+                continue
+            for r in range(bounds.size - 1):
+                lo, hi = int(bounds[r]), int(bounds[r + 1])
+                for a in range(lo, hi, self.chunk):
+                    tasks.append((k, lo, hi, a, min(hi, a + self.chunk)))
+
+        def run(task):
+            k, lo, hi, a, b = task
+            prof, span, radius = plans[k]
+            lead = (span - 1 if span is not None else a - lo) + radius
+            c0, c1 = max(lo, a - lead), min(hi, b + radius)
+            out = np.empty(c1 - c0, dtype=np.int32)
+            column_maxima(prof, genome, c0, c1, sc.gap_open, sc.gap_extend, out)
+            # the columns before a - radius only warm the pass up; [w0, c1) holds
+            # every neighbour of the chunk's own columns inside the record, so
+            # it stands for the record in the end-point rule
+            w0 = max(lo, a - radius)
+            cols, scores = end_points(out[w0 - c0:], w0, c1, radius, floors[k], own=(a, b))
+            if on_done is not None:
+                on_done(k, b - a)
+            return k, cols, scores
+
+        order = sorted(tasks, key=lambda t: -(t[4] - t[3]) * plans[t[0]][2])
+        if self.threads > 1 and len(order) > 1:
+            with ThreadPoolExecutor(self.threads, thread_name_prefix="swgpu-scan") as pool:
+                done = list(pool.map(run, order))
+        else:
+            done = [run(t) for t in order]
+        found: list[list] = [[] for _ in queries]
+        for k, cols, scores in done:
+            if cols.size:
+                found[k].append((cols, scores))
+        out = []
+        for k in range(len(queries)):
+            if found[k]:
+                cols = np.concatenate([c for c, _ in found[k]])
+                scores = np.concatenate([s for _, s in found[k]])
+            else:
+                cols, scores = np.zeros(0, np.int64), np.zeros(0, np.int32)
+            out.append(best_end_points(cols, scores, keep))
+        return out

@@ -1,0 +1,180 @@
+"""The ``scan`` workload: short queries against long sequences (chromosomes,
+genomes), the best hits of each query on both strands, with alignments.
+
+For each query and strand, the engine's :class:`~swgpu.engines.base.GenomeScanner`
+finds the candidate end points along the target records (the column maxima
+of the local DP matrix, reduced by the rule of :mod:`swgpu.align.scan_rule`:
+at least the threshold, a local maximum within one query length, the best
+``4 * top`` kept). Each candidate is traced in the window of the target that
+ends at it and is as long as any positive alignment can reach
+(:func:`~swgpu.align.scan_rule.span_bound`): the hit is the best alignment
+ending exactly there (its first row on ties; the tie rules of the traceback
+otherwise). Hits are then culled, greedily by score: a hit is dropped when it
+overlaps (on the target, same record and strand) a better hit already kept;
+equal scores go plus strand first, then by target start, then end. The first
+``top`` survivors are the query's hits. Hits never span two records;
+coordinates are per record (the minus strand is the reverse-complemented
+query against the record as given, as in ``search``).
+
+>>> from swgpu import Scoring, Sequence
+>>> genome = [Sequence.from_text("chr", "TTTTTTTTGATTACAGATTACATTTTTTTTTT" * 2)]
+>>> query = Sequence.from_text("q", "GATTACAGATTACA")
+>>> hits = Scanner(Scoring.default("dna"), device="cpu").scan([query], genome, top=3, min_score=10)[0].hits
+>>> [(h.target, h.strand, h.score, h.target_start, h.target_end) for h in hits]
+[('chr', '+', 28, 8, 22), ('chr', '+', 28, 40, 54)]
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence as Seq
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..align.scan_rule import span_bound
+from ..engines import get_engine
+from ..exceptions import InputError
+from ..io.sequence import Sequence
+from ..parallel.executors import ThreadExecutor
+from ..scoring import Scoring, Statistics
+from .limits import check_int32
+from .strands import oriented, strands_for
+
+__all__ = ["Scanner", "ScanResult", "cull", "CANDIDATES_PER_HIT", "METHODS"]
+
+#: Candidate end points kept per query and strand, per hit asked for.
+CANDIDATES_PER_HIT = 4
+METHODS = ("auto", "rowscan")
+
+
+@dataclass(eq=False)
+class ScanResult:
+    """The hits of one query, best first."""
+
+    query: Sequence
+    hits: list[Alignment]
+
+
+def cull(hits: list[Alignment], top: int) -> list[Alignment]:
+    """The ``top`` best hits that do not overlap a better one on the same
+    target and strand (see the module docs for the order)."""
+    order = sorted(hits, key=lambda h: (-h.score, h.strand != "+", h.target, h.target_start, h.target_end))
+    kept: list[Alignment] = []
+    for h in order:
+        if h.score <= 0:
+            continue
+        if any(k.target == h.target and k.strand == h.strand and h.target_start < k.target_end
+               and k.target_start < h.target_end for k in kept):
+            continue
+        kept.append(h)
+        if len(kept) == top:
+            break
+    return kept
+
+
+class Scanner:
+    """Finds the best local hits of queries along long target sequences.
+
+    ``device``: ``auto``, ``cpu`` or ``cuda``; ``method``: ``auto`` (the
+    fastest exact method of the engine) or ``rowscan`` (the row-parallel scan);
+    both report the same hits.
+    """
+
+    def __init__(self, scoring: Scoring, device: str = "auto", method: str = "auto", threads: int | None = None):
+        if method not in METHODS:
+            raise InputError(f"unknown method {method!r}: use {' or '.join(METHODS)}", param="method")
+        self.scoring = scoring
+        self.engine = get_engine(device, threads=threads)
+        self.device = self.engine.name
+        self.method = method
+        self.statistics = Statistics.for_scoring(scoring)
+        self.scanner = self.engine.genome_scanner(scoring, method)
+        self.tracer = self.engine.tracer(scoring)
+        self.executor = ThreadExecutor(self.engine.threads)
+        #: seconds spent finding end points and tracing hits in the last :meth:`scan`
+        self.score_seconds = 0.0
+        self.traceback_seconds = 0.0
+
+    def min_score_for(self, query_length: int, genome: Seq[Sequence], evalue: float) -> int:
+        """The least score whose E-value is at most ``evalue`` (search space as
+        BLAST's: the query against all records, per strand)."""
+        if not self.statistics.available:
+            raise InputError(f"{self.scoring.describe()} has no E-values (see the scoring docs)", param="evalue")
+        residues, records = sum(len(r) for r in genome), len(genome)
+        lo, hi = 1, max(1, query_length * self.scoring.matrix.max_score) + 1
+        while lo < hi:  # E-values fall as scores rise
+            mid = (lo + hi) // 2
+            if self.statistics.evalue(mid, query_length, residues, records) <= evalue:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def scan(self, queries: Seq[Sequence], genome: Seq[Sequence], top: int = 10, min_score: int | None = None,
+             evalue: float | None = None, strand: str = "both",
+             on_progress: Callable[[int], None] | None = None) -> list[ScanResult]:
+        """Hits of each query along the ``genome`` records (``min_score`` and
+        ``evalue`` both given: both must hold; neither: every positive score).
+        ``on_progress(cells)`` as the end-point search advances."""
+        queries, genome = list(queries), list(genome)
+        if top < 1:
+            raise InputError("must be at least 1", param="top")
+        sc = self.scoring
+        for s in list(queries) + genome:
+            if s.alphabet is not sc.alphabet:
+                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for {sc.alphabet.name}",
+                                 param="alphabet")
+        signs = strands_for(strand, sc.alphabet)
+        if not genome or not queries:
+            return [ScanResult(q, []) for q in queries]
+        longest = max(len(r) for r in genome)
+        check_int32(sc, max(min(len(q), longest) for q in queries), max(len(q) for q in queries) + longest)
+        codes = np.concatenate([r.codes for r in genome]).astype(np.uint8, copy=False)
+        bounds = np.zeros(len(genome) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in genome], out=bounds[1:])
+        oriented_queries = [(k, s, oriented(q, s)) for k, q in enumerate(queries) for s in signs]
+        floors = []
+        for k, _, q in oriented_queries:
+            floor = 1 if min_score is None else max(1, int(min_score))
+            if evalue is not None:
+                floor = max(floor, self.min_score_for(len(q), genome, evalue))
+            floors.append(floor)
+        t0 = time.perf_counter()
+        progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(oriented_queries[k][2])))
+        found = self.scanner.candidates([q.codes for _, _, q in oriented_queries], codes, bounds, floors,
+                                        CANDIDATES_PER_HIT * top, progress)
+        t1 = time.perf_counter()
+        pairs, meta = [], []
+        for (k, sign, q), (cols, scores) in zip(oriented_queries, found):
+            span = span_bound(len(q), sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+            for col, score in zip(cols.tolist(), scores.tolist()):
+                r = int(np.searchsorted(bounds, col, side="right")) - 1
+                lo = int(bounds[r])
+                start = lo if span is None else max(lo, col - span + 1)
+                rec = genome[r]
+                window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
+                                  rec.alphabet, rec.description)
+                pairs.append((q, window))
+                meta.append((k, sign, score, start - lo, len(rec)))
+        alns = self.tracer.align_many(pairs, self.executor, [m[2] for m in meta], end_at_last=True) if pairs else []
+        per_query: list[list[Alignment]] = [[] for _ in queries]
+        for aln, (k, sign, score, shift, length) in zip(alns, meta):
+            if aln.score != score:
+                raise RuntimeError(f"{queries[k].name}: traced score {aln.score} != end point score {score}; "
+                                   "this is a bug")
+            aln.target_start += shift
+            aln.target_end += shift
+            aln.target_length = length
+            aln.strand = sign
+            per_query[k].append(aln)
+        residues = int(bounds[-1])
+        out = []
+        for k, q in enumerate(queries):
+            hits = cull(per_query[k], top)
+            self.statistics.annotate(hits, len(q), residues, len(genome))
+            out.append(ScanResult(q, hits))
+        self.score_seconds = t1 - t0
+        self.traceback_seconds = time.perf_counter() - t1
+        return out
