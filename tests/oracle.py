@@ -122,3 +122,56 @@ def mixed_pairs(seed, count, m_range, n_range):
         qs.append(q)
         ts.append(t)
     return qs, ts
+
+
+def last_column_alignment(q, t, scoring):
+    """The best alignment of ``q`` ending with a pair at ``t``'s last letter:
+    the best ``H(i - 1, n - 1) + s(i, n)`` of the full local matrix, its first row, then the start
+    (anchored pass) and the path (linear-memory traceback) of the scalar CPU
+    kernels -- the oracle of ``end_at_last``."""
+    from swgpu.align.alignment import Alignment
+    from swgpu.align.traceback import _OPS, BASE_CELLS, _rev, global_ops
+    from swgpu.engines.cpu import pairwise
+
+    m, go, ge = scoring.matrix.values, scoring.gap_open, scoring.gap_extend
+    neg = -(1 << 30)
+    H = np.zeros((len(q) + 1, len(t) + 1), np.int64)
+    E = np.full_like(H, neg)
+    F = np.full_like(H, neg)
+    for i in range(1, len(q) + 1):
+        for j in range(1, len(t) + 1):
+            E[i, j] = max(E[i, j - 1] - ge, H[i, j - 1] - go)
+            F[i, j] = max(F[i - 1, j] - ge, H[i - 1, j] - go)
+            H[i, j] = max(0, H[i - 1, j - 1] + m[q.codes[i - 1], t.codes[j - 1]], E[i, j], F[i, j])
+    # alignments ending with a pair at the last column: H(i - 1, n - 1) + s(i, n)
+    col = [0] + [int(H[i - 1, len(t) - 1] + m[q.codes[i - 1], t.codes[-1]]) for i in range(1, len(q) + 1)]
+    best = max(col)
+    if best <= 0:
+        return Alignment.empty_for(q, t)
+    ie, je = col.index(best), len(t)
+    ri, rj = pairwise.sw_start(_rev(q.codes[:ie]), _rev(t.codes[:je]), m, go, ge, best)
+    i0, j0 = ie - ri, je - rj
+    ops = global_ops(pairwise, q.codes[i0:ie], t.codes[j0:je], m, go, ge, BASE_CELLS)
+    return Alignment.from_ops(q, t, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
+
+
+def last_column_pairs(seed: int = 31, count: int = 120):
+    """DNA pairs for ``end_at_last``: random, half with a prefix of the query
+    at the end of the target, and a few special ones."""
+    from swgpu import Sequence
+
+    rng = np.random.default_rng(seed)
+
+    def dna(name, n, text=None):
+        return Sequence.from_text(name, text if text is not None else "".join(rng.choice(list("ACGT"), n)), "dna")
+
+    pairs = []
+    for i in range(count):
+        q = dna(f"q{i}", int(rng.integers(1, 60)))
+        t = dna(f"t{i}", int(rng.integers(1, 90)))
+        if i % 2 == 0:
+            t = dna(f"t{i}", 0, t.text + q.text[: int(rng.integers(1, len(q) + 1))])
+        pairs.append((q, t))
+    pairs += [(dna("n", 0, "N" * 10), dna("n2", 0, "N" * 10)),
+              (dna("a", 0, "ACGT" * 10), dna("b", 0, "ACGT" * 12 + "A"))]
+    return pairs

@@ -38,8 +38,20 @@ def local_matrix(q: np.ndarray, t: np.ndarray, scoring) -> np.ndarray:
     return H
 
 
+def pair_scores(q, t, H, scoring) -> np.ndarray:
+    """``P[i, j] = H(i - 1, j - 1) + s(q_i, t_j)``: alignments ending with that pair (rows, cols 1-based)."""
+    M = scoring.matrix.values.astype(np.int64)
+    P = np.zeros_like(H)
+    P[1:, 1:] = H[:-1, :-1] + M[np.asarray(q)[:, None], np.asarray(t)[None, :]]
+    return P
+
+
 def column_maxima(q, t, scoring) -> np.ndarray:
-    return local_matrix(q, t, scoring)[:, 1:].max(axis=0) if len(t) else np.zeros(0, np.int64)
+    """The best score of an alignment ending with a pair at each column (0 at least)."""
+    if not len(t):
+        return np.zeros(0, np.int64)
+    P = pair_scores(q, t, local_matrix(q, t, scoring), scoring)
+    return np.maximum(P[1:, 1:].max(axis=0), 0) if len(q) else np.zeros(len(t), np.int64)
 
 
 def end_points(colmax: np.ndarray, radius: int, min_score: int) -> list[int]:
@@ -53,8 +65,8 @@ def end_points(colmax: np.ndarray, radius: int, min_score: int) -> list[int]:
     return out
 
 
-def _hit(q, rec, H, col: int, scoring, sign: str) -> Alignment:
-    column = H[:, col + 1]
+def _hit(q, rec, P, col: int, scoring, sign: str) -> Alignment:
+    column = P[:, col + 1]
     best = int(column.max())
     ie, je = int(np.argmax(column)), col + 1
     m, go, ge = scoring.matrix.values, scoring.gap_open, scoring.gap_extend
@@ -74,14 +86,14 @@ def scan(queries, genome, scoring, top: int, min_score: int = 1, strand: str = "
             q = oriented(query, sign)
             found = []
             for rec in genome:
-                H = local_matrix(q.codes, rec.codes, scoring)
-                colmax = H[:, 1:].max(axis=0)
+                P = pair_scores(q.codes, rec.codes, local_matrix(q.codes, rec.codes, scoring), scoring)
+                colmax = np.maximum(P[1:, 1:].max(axis=0), 0)
                 for j in end_points(colmax, max(len(q), 1), min_score):
-                    found.append((int(colmax[j]), rec, H, j))
+                    found.append((int(colmax[j]), rec, P, j))
             # the best 4 * top end points of this strand: score, then position in the genome
             order = {id(r): k for k, r in enumerate(genome)}
             found.sort(key=lambda f: (-f[0], order[id(f[1])], f[3]))
-            for score, rec, H, j in found[:CANDIDATES_PER_HIT * top]:
-                hits.append(_hit(q, rec, H, j, scoring, sign))
+            for score, rec, P, j in found[:CANDIDATES_PER_HIT * top]:
+                hits.append(_hit(q, rec, P, j, scoring, sign))
         out.append(cull(hits, top))
     return out

@@ -2,9 +2,10 @@
 reach, which columns of a long target are hit end points, which hits are
 kept.
 
-``colmax[j]`` is the best score of any local alignment of the query that
-ends at target column ``j`` (the maximum of column ``j`` of the local DP
-matrix). A column is a **candidate end point** when it scores at least the
+``colmax[j]`` is the best score of any local alignment of the query whose
+last column pairs a query letter with target letter ``j`` (the largest
+``H(i - 1, j - 1) + s(q_i, t_j)`` of the local DP matrix, 0 when none is
+positive). A column is a **candidate end point** when it scores at least the
 threshold and is a local maximum within ``radius`` columns of its record:
 higher than every column in the ``radius`` before it, at least as high as
 every column in the ``radius`` after it (a plateau counts once, at its first

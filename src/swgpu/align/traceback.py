@@ -36,7 +36,7 @@ class TracebackKernels(Protocol):
         """``(best, i_end, j_end)``: local score and its end cell (see :mod:`swgpu.align.reference`)."""
 
     def sw_end_last(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
-        """The best score of the last column and its first row: ``(score, i, len(t))``."""
+        """The best score of an alignment ending with a pair at ``t``'s last letter and its first row: ``(score, i, len(t))``."""
 
     def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
         """On the reversed prefixes: ``(ri, rj)``, the start as distances from the end."""
@@ -150,8 +150,8 @@ class PairTracer:
         (any object with ``map``; None: one after another). ``expected``
         (optional best scores, None where unknown) is a hint that engines may
         use to stop early; it never changes a result. ``end_at_last``: each
-        alignment ends at its target's last letter (the best score of the last
-        column, at its first row)."""
+        alignment ends with a pair at its target's last letter (the best such
+        score, at its first row)."""
         pairs = list(pairs)
 
         def one(p):

@@ -2,14 +2,14 @@
 genomes), the best hits of each query on both strands, with alignments.
 
 For each query and strand, the engine's :class:`~swgpu.engines.base.GenomeScanner`
-finds the candidate end points along the target records (the column maxima
-of the local DP matrix, reduced by the rule of :mod:`swgpu.align.scan_rule`:
+finds the candidate end points along the target records (per column, the
+best alignment ending with a pair there; reduced by the rule of :mod:`swgpu.align.scan_rule`:
 at least the threshold, a local maximum within one query length, the best
 ``4 * top`` kept). Each candidate is traced in the window of the target that
 ends at it and is as long as any positive alignment can reach
 (:func:`~swgpu.align.scan_rule.span_bound`): the hit is the best alignment
-ending exactly there (its first row on ties; the tie rules of the traceback
-otherwise). Hits are then culled, greedily by score: a hit is dropped when it
+ending with a pair exactly there (its first row on ties; the tie rules of the
+traceback otherwise). Hits are then culled, greedily by score: a hit is dropped when it
 overlaps (on the target, same record and strand) a better hit already kept;
 equal scores go plus strand first, then by target start, then end. The first
 ``top`` survivors are the query's hits. Hits never span two records;

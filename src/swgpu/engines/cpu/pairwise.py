@@ -99,9 +99,9 @@ def sw_end(q, t, matrix, gap_open, gap_extend):
 
 @nb.njit(**_OPTS)
 def sw_end_last(q, t, matrix, gap_open, gap_extend):
-    """The best H of the last column of the local matrix of ``q`` against
-    ``t`` and its first row: ``(score, i, n)`` (1-based; ``(0, 0, 0)`` when
-    no alignment ending at the last letter scores above 0)."""
+    """The best score of an alignment of ``q`` ending with a pair at ``t``'s
+    last letter (the largest ``H(i - 1, n - 1) + s(i, n)``) and its first
+    row: ``(score, i, n)`` (1-based; ``(0, 0, 0)`` when none scores above 0)."""
     m = q.shape[0]
     n = t.shape[0]
     go = np.int32(gap_open)
@@ -114,6 +114,11 @@ def sw_end_last(q, t, matrix, gap_open, gap_extend):
     bi = 0
     for i in range(1, m + 1):
         a = q[i - 1]
+        if n > 0:
+            d = np.int32(Hp[n - 1] + matrix[a, t[n - 1]])
+            if d > best:
+                best = d
+                bi = i
         for j in range(1, n + 1):
             f = max(np.int32(F[j] - ge), np.int32(Hp[j] - go))
             F[j] = f
@@ -125,9 +130,6 @@ def sw_end_last(q, t, matrix, gap_open, gap_extend):
             h = max(Hc[j], e)
             Hc[j] = h
             left = h
-        if n > 0 and Hc[n] > best:
-            best = Hc[n]
-            bi = i
         Hp, Hc = Hc, Hp
     if best <= 0:
         return zero, 0, 0

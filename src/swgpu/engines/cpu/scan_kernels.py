@@ -24,8 +24,10 @@ def query_profile(q: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 @nb.njit(**_OPTS)
 def column_maxima(prof, t, lo, hi, gap_open, gap_extend, out):
-    """``out[j - lo]`` = the largest H of column ``j`` (``lo <= j < hi``) of
-    the local matrix of the query (``prof``) against ``t[lo:hi]``, a pass
+    """``out[j - lo]`` = the best score of an alignment ending with a pair at
+    column ``j`` (``lo <= j < hi``; the largest ``H(i - 1, j - 1) + s(i, j)``,
+    0 when none is positive) of the local matrix of the query (``prof``)
+    against ``t[lo:hi]``, a pass
     that starts fresh at column ``lo`` (exact for every column whose best
     alignments start at or after ``lo``)."""
     m = prof.shape[1]
@@ -43,11 +45,12 @@ def column_maxima(prof, t, lo, hi, gap_open, gap_extend, out):
         for i in range(1, m + 1):
             e = E[i]
             f = max(np.int32(f - ge), np.int32(up - go))
-            h = max(max(np.int32(diag + row[i - 1]), e), max(f, zero))
+            d = np.int32(diag + row[i - 1])
+            h = max(max(d, e), max(f, zero))
             diag = H[i]
             H[i] = h
             E[i] = max(np.int32(e - ge), np.int32(h - go))
             up = h
-            if h > best:
-                best = h
+            if d > best:
+                best = d
         out[j - lo] = best

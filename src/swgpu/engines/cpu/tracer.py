@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...align.traceback import BASE_CELLS as _SHARED_BASE_CELLS
 from ...align.traceback import PairTracer, local_align
 
-__all__ = ["SimdKernels", "CpuTracer", "SMALL_CELLS", "BASE_CELLS"]
+__all__ = ["SimdKernels", "LastColumnKernels", "CpuTracer", "SMALL_CELLS", "BASE_CELLS"]
 
 #: Pairs of fewer cells than this run on the row kernel (less set-up).
 SMALL_CELLS = 4096
@@ -95,6 +95,21 @@ class SimdKernels:
         return sw_start(rq, rt, matrix, gap_open, gap_extend, best)
 
 
+class LastColumnKernels(SimdKernels):
+    """:class:`SimdKernels` for alignments that end at the target's last
+    letter (``end_at_last``): the end there is the best of the last column,
+    not the first best cell, so the shortcut of :meth:`SimdKernels.sw_start`
+    (a plain local pass over the reversed prefixes) does not hold; the start
+    comes from the anchored pass."""
+
+    @staticmethod
+    def sw_start(rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
+        from .pairwise import sw_start
+
+        i, j = sw_start(rq, rt, matrix, gap_open, gap_extend, best)
+        return int(i), int(j)
+
+
 class CpuTracer(PairTracer):
     """:class:`~swgpu.align.traceback.PairTracer` on :class:`SimdKernels`:
     many pairs go to the executor largest first (its threads take them as
@@ -108,7 +123,10 @@ class CpuTracer(PairTracer):
         def one(k):
             q, t = pairs[k]
             self.check(q, t)
-            kernels = SimdKernels(hints[k]) if hints[k] else plain
+            if end_at_last:
+                kernels = LastColumnKernels()
+            else:
+                kernels = SimdKernels(hints[k]) if hints[k] else plain
             return local_align(kernels, q, t, self.scoring, self.base_cells, end_at_last)
 
         order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) * len(pairs[k][1]))

@@ -60,8 +60,8 @@ class CudaTracer:
         """Alignments of ``(query, target)`` pairs, in order. ``expected``: the
         best score of each pair where known (None elsewhere); the end pass of
         a pair stops after the rows where it is first reached. ``end_at_last``:
-        each alignment ends at its target's last letter (the best score of
-        the last column, at its first row)."""
+        each alignment ends with a pair at its target's last letter (the best
+        such score, at its first row)."""
         pairs = list(pairs)
         for q, t in pairs:
             self.check(q, t)

@@ -146,8 +146,8 @@ class TracebackPasses:
         none empty). ``expected[k]``: the pair's best score when known (None or
         absent: unknown); the end pass then stops after the strip where it is
         first reached (callers check the traced score against it).
-        ``end_at_last``: the alignments end at the targets' last letters (the
-        best cell of the last column, its first row)."""
+        ``end_at_last``: the alignments end with a pair at the targets' last
+        letters (the best such score, its first row)."""
         cp = self.cp
         n = len(queries)
         qlen = np.array([x.size for x in queries], dtype=np.int64)

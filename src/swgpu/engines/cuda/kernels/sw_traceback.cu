@@ -13,7 +13,7 @@
 // swgpu.align.reference), in a different order of evaluation:
 //
 //   tw_sw_end    : best local score and its first cell (row-major), or the
-//                  best of the last column and its first row;
+//                  best alignment ending with a pair in the last column;
 //   tw_sw_start  : anchored pass over the reversed prefixes: the first cell
 //                  (row-major, reversed coordinates) whose pair ends at best;
 //   tw_nw_last   : last row (H and F) of a global pass, lead gap cost given:
@@ -31,8 +31,8 @@
 //   7 op offset (bytes; tw_nw_path)
 //   8 lead gap open (tw_nw_last, tw_nw_path), the target score (tw_sw_start) or
 //     the best score when known, else -1 (tw_sw_end: stop after the strip that reaches it)
-//   9 tail gap open (tw_nw_path); tw_sw_end: 1 = only cells of the last column
-//     end an alignment (the best of that column, its first row)
+//   9 tail gap open (tw_nw_path); tw_sw_end: 1 = alignments end with a pair
+//     in the last column (the best such score, its first row)
 
 #define TW_NEG (-(1 << 29))
 #define TW_MAXK 32
@@ -215,7 +215,7 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                     const int d = diag + sub;
                     if (MODE == TW_END) {
                         h = __vimax3_s32_relu(d, f, e);
-                        if (h > best && (!last_only || j == n)) { best = h; bi = i; bj = j; }
+                        if (last_only ? (j == n && d > best) : h > best) { best = last_only ? d : h; bi = i; bj = j; }
                     } else {
                         if (MODE == TW_START && d == aux && bi == 0) { bi = i; bj = j; }
                         h = __vimax3_s32(d, f, e);
