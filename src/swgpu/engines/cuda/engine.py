@@ -5,7 +5,8 @@
 * pair screening: :class:`~swgpu.engines.cuda.screen.CudaPairScorer`
   (bit-sliced, word-wise and group kernels);
 * traceback: :class:`~swgpu.engines.cuda.traceback.CudaTracer`, many pairs
-  per launch, pairs of any length in linear memory.
+  per launch, pairs of any length in linear memory;
+* scan end points: :class:`~swgpu.engines.cuda.scan.CudaGenomeScanner`.
 """
 
 from __future__ import annotations
@@ -37,3 +38,8 @@ class CudaEngine(Engine):
 
     def pair_scorer(self, scoring: Scoring, kernel: str = "auto", transpose: str = "ballot") -> CudaPairScorer:
         return CudaPairScorer(scoring, kernel, device_id=self.device_id, transpose=transpose)
+
+    def genome_scanner(self, scoring: Scoring, method: str = "auto"):
+        from .scan import CudaGenomeScanner
+
+        return CudaGenomeScanner(scoring, self.device_id, method)

@@ -1,0 +1,147 @@
+"""``scan`` on the GPU: candidate hit end points of queries along long targets.
+
+Launcher of ``kernels/scan.cu``. Each record is cut into own ranges of
+``window`` columns; the problem of a query and an own range is the window
+from ``span - 1 + r`` letters before it to ``r`` letters after it (within the
+record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`, ``r`` the
+query length), so its column maxima are exact over the own range and its
+neighbourhood. ``sc_colmax`` computes them (a warp per problem), ``sc_points``
+applies the end-point rule on the GPU, and the host keeps the best ``keep``
+of each query (:func:`~swgpu.align.scan_rule.best_end_points`, the CPU
+engine's order). Problems go in batches that fit ``ROW_BUDGET`` ints of row
+buffers.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...align.scan_rule import best_end_points, span_bound
+from ...exceptions import EngineError
+from ...scoring import Scoring
+from . import runtime
+
+__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET"]
+
+KERNEL_FILE = "scan.cu"
+FIELDS = 11
+WARPS = 8
+#: Own columns per problem.
+WINDOW = 4096
+#: Row-buffer ints of one launch (3 per window column).
+ROW_BUDGET = 1 << 28
+
+
+class CudaGenomeScanner:
+    """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`)."""
+
+    def __init__(self, scoring: Scoring, device_id: int = 0, method: str = "auto"):
+        if method != "auto":
+            raise EngineError(f"method {method!r} does not run on the GPU yet; use auto (the same end points)",
+                              param="method")
+        self.scoring = scoring
+        self.device_id = int(device_id)
+        self.window = WINDOW
+        self.last_timings: dict = {}
+        self._cp = runtime.cupy()
+        m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
+        self._K = int(m.shape[0])
+        with self._cp.cuda.Device(self.device_id):
+            self._stream = self._cp.cuda.Stream(non_blocking=True)
+            with self._stream:
+                self._matrix = self._cp.asarray(m.ravel())
+            mod = runtime.get_module(KERNEL_FILE)
+            self._colmax = mod.get_function("sc_colmax")
+            self._points = mod.get_function("sc_points")
+
+    def _problems(self, queries, bounds, floors) -> np.ndarray:
+        sc = self.scoring
+        qoff = np.zeros(len(queries) + 1, dtype=np.int64)
+        np.cumsum([q.size for q in queries], out=qoff[1:])
+        rows = []
+        for k, q in enumerate(queries):
+            m = int(q.size)
+            if m == 0:
+                continue
+            span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+            r = max(m, 1)
+            for rec in range(bounds.size - 1):
+                lo, hi = int(bounds[rec]), int(bounds[rec + 1])
+                a = np.arange(lo, hi, self.window, dtype=np.int64)
+                if a.size == 0:
+                    continue
+                b = np.minimum(a + self.window, hi)
+                w0 = np.maximum(lo, a - r - (span - 1)) if span is not None else np.full_like(a, lo)
+                w1 = np.minimum(hi, b + r)
+                block = np.zeros((a.size, FIELDS), dtype=np.int64)
+                block[:, 0], block[:, 1], block[:, 2], block[:, 3] = qoff[k], m, w0, w1 - w0
+                block[:, 5], block[:, 6], block[:, 7] = a - w0, b - w0, r
+                block[:, 8], block[:, 9], block[:, 10] = floors[k], w0, k
+                rows.append(block)
+        return np.concatenate(rows) if rows else np.zeros((0, FIELDS), dtype=np.int64)
+
+    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None):
+        """See :class:`~swgpu.engines.base.GenomeScanner`."""
+        cp = self._cp
+        t0 = time.perf_counter()
+        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
+        bounds = np.asarray(bounds, dtype=np.int64)
+        desc = self._problems(queries, bounds, floors)
+        found_cols, found_scores, found_slots = [], [], []
+        i32 = np.int32
+        kernel_s = 0.0
+        with cp.cuda.Device(self.device_id), self._stream:
+            if desc.shape[0]:
+                A = cp.asarray(np.concatenate(queries))
+                B = cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8))
+            start = 0
+            while start < desc.shape[0]:
+                need = 3 * (desc[start:, 3] + 1)
+                take = max(1, int(np.searchsorted(np.cumsum(need), ROW_BUDGET, side="right")))
+                d = desc[start:start + take].copy()
+                off = np.zeros(take + 1, dtype=np.int64)
+                np.cumsum(3 * (d[:, 3] + 1), out=off[1:])
+                d[:, 4] = off[:-1]
+                own = d[:, 6] - d[:, 5]
+                first = np.zeros(take + 1, dtype=np.int64)
+                np.cumsum(own, out=first[1:])
+                cap = int((own // (d[:, 7] + 1) + 1).sum())
+                rows = cp.empty(int(off[-1]), dtype=np.int32)
+                d_desc = cp.asarray(d.ravel())
+                ev = [cp.cuda.Event(), cp.cuda.Event()]
+                ev[0].record()
+                self._colmax((-(-take // WARPS),), (32 * WARPS,),
+                             (A, B, d_desc, i32(take), self._matrix, i32(self._K), i32(self.scoring.gap_open),
+                              i32(self.scoring.gap_extend), rows))
+                cols = cp.empty(max(cap, 1), dtype=np.int64)
+                scores = cp.empty(max(cap, 1), dtype=np.int32)
+                slots = cp.empty(max(cap, 1), dtype=np.int32)
+                count = cp.zeros(1, dtype=np.uint64)
+                total = int(first[-1])
+                self._points((max(1, min(-(-total // 256), 65535)),), (256,),
+                             (rows, d_desc, cp.asarray(first[:-1]), np.int64(total), i32(take), cols, scores, slots,
+                              count, np.uint64(cap)))
+                ev[1].record()
+                got = int(count.get()[0])
+                if got > cap:
+                    raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
+                kernel_s += cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
+                found_cols.append(cols[:got].get())
+                found_scores.append(scores[:got].get())
+                found_slots.append(slots[:got].get())
+                if on_done is not None:
+                    for k, letters in zip(d[:, 10].tolist(), own.tolist()):
+                        on_done(k, letters)
+                start += take
+        cols = np.concatenate(found_cols) if found_cols else np.zeros(0, np.int64)
+        scores = np.concatenate(found_scores) if found_scores else np.zeros(0, np.int32)
+        slots = np.concatenate(found_slots) if found_slots else np.zeros(0, np.int32)
+        out = []
+        for k in range(len(queries)):
+            mine = slots == k
+            out.append(best_end_points(cols[mine], scores[mine], keep))
+        self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0, "problems": int(desc.shape[0])}
+        return out

@@ -1,0 +1,60 @@
+"""GPU scan end points and hits equal the CPU engine's (``pytest -m gpu``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swgpu import Scoring, Sequence
+from swgpu.engines import cuda_available, get_engine
+from swgpu.workloads.scan import Scanner
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA GPU")]
+
+SCORINGS = [Scoring.default("dna"), Scoring.build("dna", match=1, mismatch=-2, gap_open=6, gap_extend=1),
+            Scoring.build("dna", match=1, mismatch=-1, gap_open=1, gap_extend=1),
+            Scoring.build("dna", match=40, mismatch=-60, gap_open=80, gap_extend=10)]
+
+
+def _genome(rng, sizes, planted=()):
+    recs = []
+    for k, n in enumerate(sizes):
+        text = "".join(rng.choice(list("ACGTN"), n, p=[0.24, 0.24, 0.24, 0.24, 0.04]))
+        for q in planted:
+            at = int(rng.integers(0, max(1, n - len(q))))
+            text = text[:at] + q + text[at + len(q):]
+        recs.append(Sequence.from_text(f"r{k}", text[:n] if n else "A", "dna"))
+    return recs
+
+
+@pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1", "40/-60/80/10"])
+@pytest.mark.parametrize("window", [7, 64, 4096])
+def test_end_points_equal_the_cpu_engine(scoring, window):
+    rng = np.random.default_rng(window)
+    queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
+               enumerate((1, 5, 33, 70, 200))]
+    genome = _genome(rng, (1, 50, 3000, 9000), [q.text for q in queries[2:]])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    gpu = get_engine("cuda").genome_scanner(scoring)
+    gpu.window = window
+    cpu = get_engine("cpu").genome_scanner(scoring)
+    qs = [q.codes for q in queries]
+    for floor in (1, 10, [1, 2, 3, 40, 50]):
+        a = gpu.candidates(qs, codes, bounds, floor, 1000)
+        b = cpu.candidates(qs, codes, bounds, floor, 1000)
+        for (ca, sa), (cb, sb) in zip(a, b):
+            assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+
+
+@pytest.mark.parametrize("scoring", SCORINGS[:2], ids=["2/-3/5/2", "1/-2/6/1"])
+def test_hits_equal_the_cpu_engine(scoring):
+    rng = np.random.default_rng(4)
+    queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
+               enumerate((20, 64, 256))]
+    comp = str.maketrans("ACGT", "TGCA")
+    genome = _genome(rng, (20_000, 5_000), [q.text for q in queries] + [q.text.translate(comp)[::-1] for q in queries])
+    got = Scanner(scoring, device="cuda").scan(queries, genome, top=5, min_score=15)
+    want = Scanner(scoring, device="cpu").scan(queries, genome, top=5, min_score=15)
+    for r, w in zip(got, want):
+        assert [h.to_dict() for h in r.hits] == [h.to_dict() for h in w.hits]
