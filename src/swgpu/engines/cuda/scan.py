@@ -5,7 +5,8 @@ Launcher of ``kernels/scan.cu``. Each record is cut into own ranges of
 from ``span - 1 + r`` letters before it to ``r`` letters after it (within the
 record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`, ``r`` the
 query length), so its column maxima are exact over the own range and its
-neighbourhood. ``sc_colmax`` computes them (a warp per problem), ``sc_points``
+neighbourhood. ``sc_colmax_R`` computes them (a warp per problem, ``R``
+query rows per lane: :func:`rows_per_lane`), ``sc_points``
 applies the end-point rule on the GPU, and the host keeps the best ``keep``
 of each query (:func:`~swgpu.align.scan_rule.best_end_points`, the CPU
 engine's order). Problems go in batches that fit ``ROW_BUDGET`` ints of row
@@ -23,7 +24,7 @@ from ...exceptions import EngineError
 from ...scoring import Scoring
 from . import runtime
 
-__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET"]
+__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "rows_per_lane"]
 
 KERNEL_FILE = "scan.cu"
 FIELDS = 11
@@ -32,6 +33,17 @@ WARPS = 8
 WINDOW = 4096
 #: Row-buffer ints of one launch (3 per window column).
 ROW_BUDGET = 1 << 28
+#: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
+ROWS_PER_LANE = (1, 2, 4, 8, 16)
+
+
+def rows_per_lane(m: int) -> int:
+    """The kernel shape for a query of ``m`` letters: the fewest rows per lane
+    that cover it in one strip, at most 16."""
+    for r in ROWS_PER_LANE:
+        if 32 * r >= m:
+            return r
+    return ROWS_PER_LANE[-1]
 
 
 class CudaGenomeScanner:
@@ -53,7 +65,7 @@ class CudaGenomeScanner:
             with self._stream:
                 self._matrix = self._cp.asarray(m.ravel())
             mod = runtime.get_module(KERNEL_FILE)
-            self._colmax = mod.get_function("sc_colmax")
+            self._colmax = {r: mod.get_function(f"sc_colmax_{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
 
     def _problems(self, queries, bounds, floors) -> np.ndarray:
@@ -113,9 +125,12 @@ class CudaGenomeScanner:
                 d_desc = cp.asarray(d.ravel())
                 ev = [cp.cuda.Event(), cp.cuda.Event()]
                 ev[0].record()
-                self._colmax((-(-take // WARPS),), (32 * WARPS,),
-                             (A, B, d_desc, i32(take), self._matrix, i32(self._K), i32(self.scoring.gap_open),
-                              i32(self.scoring.gap_extend), rows))
+                shapes = np.array([rows_per_lane(int(x)) for x in d[:, 1]])
+                for r in np.unique(shapes).tolist():
+                    sel = d[shapes == r]
+                    self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
+                                    (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K),
+                                     i32(self.scoring.gap_open), i32(self.scoring.gap_extend), rows))
                 cols = cp.empty(max(cap, 1), dtype=np.int64)
                 scores = cp.empty(max(cap, 1), dtype=np.int32)
                 slots = cp.empty(max(cap, 1), dtype=np.int32)

@@ -1,14 +1,15 @@
 // Scan: candidate hit end points of short queries along long targets.
 //
-// sc_colmax -- for each problem (a query against a window of a record), the
+// sc_colmax_R -- for each problem (a query against a window of a record), the
 // best score of an alignment ending with a pair at each window column:
 // colmax[j] = max(0, max_i H(i - 1, j - 1) + s(q_i, t_j)) of the local matrix
 // of the query against the window (a pass that starts fresh at the window's
 // first column; the host puts span - 1 letters before the columns it needs).
-// One warp per problem, a wavefront over strips of 32 rows (lane l holds row
-// strip * 32 + l + 1 and runs one column behind lane l - 1; H, F and the
-// column maximum so far pass down by shuffles; the strip's last row goes to a
-// row buffer -- H, F and the column maximum -- for the next strip). The row
+// One warp per problem, a wavefront over strips of 32 R rows (lane l holds
+// rows strip * 32 R + l R + 1 .. + R and runs one column behind lane l - 1;
+// H, F and the column maximum so far pass down by shuffles, once per R
+// cells; the strip's last row goes to a row buffer -- H, the F entering the
+// next row, and the column maximum -- for the next strip). The row
 // buffer is read 32 columns at a time, one column per lane, a chunk ahead,
 // and handed to lane 0 by a shuffle. Exact 32-bit arithmetic, DPX max
 // instructions.
@@ -33,14 +34,12 @@
 #define SC_FULL 0xffffffffu
 #define SC_MAXK 32
 
-extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)
-sc_colmax(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
-          const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K,
-          const int go, const int ge, int* __restrict__ rows)
+template <int R>
+__device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
+                                               const long long* __restrict__ desc, const int nprob,
+                                               const int* __restrict__ SM, const int K, const int go, const int ge,
+                                               int* __restrict__ rows)
 {
-    __shared__ int SM[SC_MAXK * SC_MAXK];
-    for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];
-    __syncthreads();
     const int p = blockIdx.x * SC_WARPS + (threadIdx.x >> 5);
     if (p >= nprob) return;
     const int lane = threadIdx.x & 31;
@@ -49,19 +48,24 @@ sc_colmax(const unsigned char* __restrict__ A, const unsigned char* __restrict__
     const unsigned char* a = A + d[0];
     const unsigned char* b = B + d[2];
     int* Hrow = rows + d[4];
-    int* Frow = Hrow + (n + 1);
-    int* Crow = Frow + (n + 1);
-    for (int j = lane; j <= n; j += 32) { Hrow[j] = 0; Frow[j] = SC_NEG; Crow[j] = 0; }
+    int* Frow = Hrow + (n + 1);  // F entering the first row of the next strip
+    int* Crow = Frow + (n + 1);  // column maxima of the rows so far
+    for (int j = lane; j <= n; j += 32) { Hrow[j] = 0; Frow[j] = -go; Crow[j] = 0; }
     __syncwarp();
-    for (int strip = 0; strip * 32 < m; ++strip) {
-        const int i = strip * 32 + lane + 1;
-        const bool live = i <= m;
-        const int last = min(31, m - 1 - strip * 32);  // the lane that writes the row buffer
-        const int* srow = SM + (live ? (int)a[i - 1] : 0) * K;
-        int h = 0, e = SC_NEG, f = SC_NEG, cm = 0, bc = 0;
-        int diag = 0;  // H(i - 1, 0) = 0 in a local matrix
-        // chunk c of the row buffer: column 32 c + lane + 1 in this lane's registers
-        int ch = 0, cf = SC_NEG, cc = 0, cb = 0, nh = 0, nf = SC_NEG, nc = 0, nb = 0;
+    for (int strip = 0; strip * 32 * R < m; ++strip) {
+        const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
+        const int lrows = max(0, min(R, m - i0));  // of them, live rows
+        const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
+        int off[R], H[R], E[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+            off[k] = (k < lrows ? (int)a[i0 + k] : 0) * K;
+            H[k] = 0;
+            E[k] = SC_NEG;
+        }
+        int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
+        int diag = 0;                          // H(i0, j - 1)
+        int ch = 0, cf = -go, cc = 0, cb = 0, nh = 0, nf = -go, nc = 0, nb = 0;
         {
             const int j = lane + 1;
             if (j <= n) { ch = Hrow[j]; cf = Frow[j]; cc = Crow[j]; cb = b[j - 1]; }
@@ -76,8 +80,8 @@ sc_colmax(const unsigned char* __restrict__ A, const unsigned char* __restrict__
                 const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
                 if (j2 <= n) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; nb = b[j2 - 1]; }
             }
-            int up = __shfl_up_sync(SC_FULL, h, 1);
-            int upf = __shfl_up_sync(SC_FULL, f, 1);
+            int up = __shfl_up_sync(SC_FULL, hb, 1);
+            int f = __shfl_up_sync(SC_FULL, fb, 1);
             int upc = __shfl_up_sync(SC_FULL, cm, 1);
             int ub = __shfl_up_sync(SC_FULL, bc, 1);
             const int bh = __shfl_sync(SC_FULL, ch, slot);
@@ -85,21 +89,51 @@ sc_colmax(const unsigned char* __restrict__ A, const unsigned char* __restrict__
             const int bcm = __shfl_sync(SC_FULL, cc, slot);
             const int bb = __shfl_sync(SC_FULL, cb, slot);
             const int j = s - lane + 1;
-            if (lane == 0) { up = bh; upf = bf; upc = bcm; ub = bb; }
-            if (live && j >= 1 && j <= n) {
+            if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
+            if (lrows > 0 && j >= 1 && j <= n) {
                 bc = ub;
-                f = __viaddmax_s32(upf, -ge, up - go);
-                e = __viaddmax_s32(e, -ge, h - go);
-                const int dd = diag + srow[ub];
-                h = __vimax3_s32_relu(dd, f, e);
-                cm = max(upc, dd);
-                if (lane == last) { Hrow[j] = h; Frow[j] = f; Crow[j] = cm; }
+                int dg = diag;
+                cm = upc;
+#pragma unroll
+                for (int k = 0; k < R; ++k) {
+                    if (k < lrows) {
+                        const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
+                        const int dd = dg + SM[off[k] + ub];
+                        const int h = __vimax3_s32_relu(dd, f, e);
+                        cm = max(cm, dd);
+                        f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
+                        dg = H[k];
+                        H[k] = h;
+                        E[k] = e;
+                        hb = h;
+                    }
+                }
+                fb = f;  // F entering the row below this lane's last row
+                if (lane == last) { Hrow[j] = hb; Frow[j] = fb; Crow[j] = cm; }
             }
             diag = up;
         }
         __syncwarp();
     }
 }
+
+#define SC_COLMAX(R)                                                                                             \
+    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
+    sc_colmax_##R(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                     \
+                  const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K,  \
+                  const int go, const int ge, int* __restrict__ rows)                                           \
+    {                                                                                                            \
+        __shared__ int SM[SC_MAXK * SC_MAXK];                                                                    \
+        for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];                                     \
+        __syncthreads();                                                                                         \
+        sc_colmax_body<R>(A, B, desc, nprob, SM, K, go, ge, rows);                                               \
+    }
+
+SC_COLMAX(1)
+SC_COLMAX(2)
+SC_COLMAX(4)
+SC_COLMAX(8)
+SC_COLMAX(16)
 
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
 // counter; cap: the room there (the host sizes it by the spacing above).
