@@ -31,8 +31,8 @@ FIELDS = 11
 WARPS = 8
 #: Own columns per problem.
 WINDOW = 4096
-#: Row-buffer ints of one launch (3 per window column).
-ROW_BUDGET = 1 << 28
+#: Row-buffer ints of one launch (3 per window column; 4 GiB).
+ROW_BUDGET = 1 << 30
 #: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
 ROWS_PER_LANE = (1, 2, 4, 8, 16)
 
@@ -154,9 +154,11 @@ class CudaGenomeScanner:
         cols = np.concatenate(found_cols) if found_cols else np.zeros(0, np.int64)
         scores = np.concatenate(found_scores) if found_scores else np.zeros(0, np.int32)
         slots = np.concatenate(found_slots) if found_slots else np.zeros(0, np.int32)
+        order = np.argsort(slots, kind="stable")
+        cuts = np.searchsorted(slots[order], np.arange(len(queries) + 1))
         out = []
         for k in range(len(queries)):
-            mine = slots == k
+            mine = order[cuts[k]:cuts[k + 1]]
             out.append(best_end_points(cols[mine], scores[mine], keep))
         self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0, "problems": int(desc.shape[0])}
         return out
