@@ -50,9 +50,9 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
     int* Hrow = rows + d[4];
     int* Frow = Hrow + (n + 1);  // F entering the first row of the next strip
     int* Crow = Frow + (n + 1);  // column maxima of the rows so far
-    for (int j = lane; j <= n; j += 32) { Hrow[j] = 0; Frow[j] = -go; Crow[j] = 0; }
-    __syncwarp();
+    const bool multi = m > 32 * R;  // more than one strip: the row buffer carries H and F between strips
     for (int strip = 0; strip * 32 * R < m; ++strip) {
+        const bool above = strip > 0;  // (warp-uniform) the first strip starts from H = 0, F = -go, C = 0
         const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
         const int lrows = max(0, min(R, m - i0));  // of them, live rows
         const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
@@ -68,9 +68,9 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
         int ch = 0, cf = -go, cc = 0, cb = 0, nh = 0, nf = -go, nc = 0, nb = 0;
         {
             const int j = lane + 1;
-            if (j <= n) { ch = Hrow[j]; cf = Frow[j]; cc = Crow[j]; cb = b[j - 1]; }
+            if (j <= n) { cb = b[j - 1]; if (above) { ch = Hrow[j]; cf = Frow[j]; cc = Crow[j]; } }
             const int j2 = j + 32;
-            if (j2 <= n) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; nb = b[j2 - 1]; }
+            if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; } }
         }
         const int steps = n + last;
         for (int s = 0; s < steps; ++s) {
@@ -78,16 +78,19 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
             if (slot == 0 && s > 0) {
                 ch = nh; cf = nf; cc = nc; cb = nb;
                 const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
-                if (j2 <= n) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; nb = b[j2 - 1]; }
+                if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; } }
             }
             int up = __shfl_up_sync(SC_FULL, hb, 1);
             int f = __shfl_up_sync(SC_FULL, fb, 1);
             int upc = __shfl_up_sync(SC_FULL, cm, 1);
             int ub = __shfl_up_sync(SC_FULL, bc, 1);
-            const int bh = __shfl_sync(SC_FULL, ch, slot);
-            const int bf = __shfl_sync(SC_FULL, cf, slot);
-            const int bcm = __shfl_sync(SC_FULL, cc, slot);
             const int bb = __shfl_sync(SC_FULL, cb, slot);
+            int bh = 0, bf = -go, bcm = 0;
+            if (above) {
+                bh = __shfl_sync(SC_FULL, ch, slot);
+                bf = __shfl_sync(SC_FULL, cf, slot);
+                bcm = __shfl_sync(SC_FULL, cc, slot);
+            }
             const int j = s - lane + 1;
             if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
             if (lrows > 0 && j >= 1 && j <= n) {
@@ -109,7 +112,10 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
                     }
                 }
                 fb = f;  // F entering the row below this lane's last row
-                if (lane == last) { Hrow[j] = hb; Frow[j] = fb; Crow[j] = cm; }
+                if (lane == last) {
+                    Crow[j] = cm;
+                    if (multi) { Hrow[j] = hb; Frow[j] = fb; }
+                }
             }
             diag = up;
         }
