@@ -65,7 +65,8 @@ class CudaGenomeScanner:
             with self._stream:
                 self._matrix = self._cp.asarray(m.ravel())
             mod = runtime.get_module(KERNEL_FILE)
-            self._colmax = {r: mod.get_function(f"sc_colmax_{r}") for r in ROWS_PER_LANE}
+            packed = self._K <= 8 and int(m.min()) >= -128 and int(m.max()) <= 127
+            self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
 
     def _problems(self, queries, bounds, floors) -> np.ndarray:

@@ -1,6 +1,6 @@
 // Scan: candidate hit end points of short queries along long targets.
 //
-// sc_colmax_R -- for each problem (a query against a window of a record), the
+// sc_colmax_R, sc_colmax_pR -- for each problem (a query against a window of a record), the
 // best score of an alignment ending with a pair at each window column:
 // colmax[j] = max(0, max_i H(i - 1, j - 1) + s(q_i, t_j)) of the local matrix
 // of the query against the window (a pass that starts fresh at the window's
@@ -12,7 +12,9 @@
 // next row, and the column maximum -- for the next strip). The row
 // buffer is read 32 columns at a time, one column per lane, a chunk ahead,
 // and handed to lane 0 by a shuffle. Exact 32-bit arithmetic, DPX max
-// instructions.
+// instructions. The "p" shapes hold each row's scores (alphabets of up to 8
+// letters, scores within a byte) in two registers and read them with one
+// byte permute instead of a shared-memory load.
 //
 // sc_points -- the end-point rule of swgpu.align.scan_rule on those column
 // maxima: column j of the problem's own range is a candidate when colmax[j]
@@ -34,7 +36,16 @@
 #define SC_FULL 0xffffffffu
 #define SC_MAXK 32
 
-template <int R>
+// PTX prmt in its default mode: a selector nibble with bit 3 set replicates
+// the sign of the byte it selects (so the result is that byte sign-extended).
+__device__ __forceinline__ int sc_prmt(const unsigned int x, const unsigned int y, const unsigned int sel)
+{
+    int r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(sel));
+    return r;
+}
+
+template <int R, bool PACK>
 __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
                                                const long long* __restrict__ desc, const int nprob,
                                                const int* __restrict__ SM, const int K, const int go, const int ge,
@@ -56,12 +67,24 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
         const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
         const int lrows = max(0, min(R, m - i0));  // of them, live rows
         const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
+        // PACK (at most 8 letters, scores in -128..127): row k's scores against
+        // letters 0-7 are the bytes of (w1[k]:w0[k]), read by one byte permute
         int off[R], H[R], E[R];
+        unsigned int w0[PACK ? R : 1], w1[PACK ? R : 1];
 #pragma unroll
         for (int k = 0; k < R; ++k) {
             off[k] = (k < lrows ? (int)a[i0 + k] : 0) * K;
             H[k] = 0;
             E[k] = SC_NEG;
+            if constexpr (PACK) {
+                unsigned int x0 = 0, x1 = 0;
+                for (int c = 0; c < K; ++c) {
+                    const unsigned int v = (unsigned int)(SM[off[k] + c] & 0xff);
+                    if (c < 4) x0 |= v << (8 * c); else x1 |= v << (8 * (c - 4));
+                }
+                w0[k] = x0;
+                w1[k] = x1;
+            }
         }
         int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
         int diag = 0;                          // H(i0, j - 1)
@@ -97,11 +120,16 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
                 bc = ub;
                 int dg = diag;
                 cm = upc;
+                // byte ub, its sign replicated into the upper three bytes
+                const unsigned int sel = (unsigned int)ub | ((8u | (unsigned int)ub) * 0x1110u);
 #pragma unroll
                 for (int k = 0; k < R; ++k) {
                     if (k < lrows) {
                         const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
-                        const int dd = dg + SM[off[k] + ub];
+                        int sub;
+                        if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
+                        else sub = SM[off[k] + ub];
+                        const int dd = dg + sub;
                         const int h = __vimax3_s32_relu(dd, f, e);
                         cm = max(cm, dd);
                         f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
@@ -123,23 +151,28 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
     }
 }
 
-#define SC_COLMAX(R)                                                                                             \
+#define SC_COLMAX(NAME, R, PACK)                                                                                 \
     extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
-    sc_colmax_##R(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                     \
-                  const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K,  \
-                  const int go, const int ge, int* __restrict__ rows)                                           \
+    NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
+         const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K,           \
+         const int go, const int ge, int* __restrict__ rows)                                                    \
     {                                                                                                            \
         __shared__ int SM[SC_MAXK * SC_MAXK];                                                                    \
         for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];                                     \
         __syncthreads();                                                                                         \
-        sc_colmax_body<R>(A, B, desc, nprob, SM, K, go, ge, rows);                                               \
+        sc_colmax_body<R, PACK>(A, B, desc, nprob, SM, K, go, ge, rows);                                         \
     }
 
-SC_COLMAX(1)
-SC_COLMAX(2)
-SC_COLMAX(4)
-SC_COLMAX(8)
-SC_COLMAX(16)
+SC_COLMAX(sc_colmax_1, 1, false)
+SC_COLMAX(sc_colmax_2, 2, false)
+SC_COLMAX(sc_colmax_4, 4, false)
+SC_COLMAX(sc_colmax_8, 8, false)
+SC_COLMAX(sc_colmax_16, 16, false)
+SC_COLMAX(sc_colmax_p1, 1, true)
+SC_COLMAX(sc_colmax_p2, 2, true)
+SC_COLMAX(sc_colmax_p4, 4, true)
+SC_COLMAX(sc_colmax_p8, 8, true)
+SC_COLMAX(sc_colmax_p16, 16, true)
 
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
 // counter; cap: the room there (the host sizes it by the spacing above).
