@@ -148,9 +148,10 @@ class CudaGenomeScanner:
                 found_cols.append(cols[:got].get())
                 found_scores.append(scores[:got].get())
                 found_slots.append(slots[:got].get())
-                if on_done is not None:
-                    for k, letters in zip(d[:, 10].tolist(), own.tolist()):
-                        on_done(k, letters)
+                if on_done is not None:  # once per query and batch
+                    per_query = np.bincount(d[:, 10], weights=own, minlength=len(queries))
+                    for k in np.flatnonzero(per_query).tolist():
+                        on_done(k, int(per_query[k]))
                 start += take
         cols = np.concatenate(found_cols) if found_cols else np.zeros(0, np.int64)
         scores = np.concatenate(found_scores) if found_scores else np.zeros(0, np.int32)
