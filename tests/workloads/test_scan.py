@@ -86,6 +86,37 @@ def test_cpu_end_points_across_chunks_and_records(records, q, scoring, chunk):
     assert list(zip(scores.tolist(), cols.tolist())) == want
 
 
+@given(st.lists(st.text("ACGTN", min_size=0, max_size=90), min_size=1, max_size=3),
+       st.text("ACGT", min_size=1, max_size=20), st.sampled_from(SCORINGS), st.integers(1, 6),
+       st.integers(1, 30), st.data())
+@settings(max_examples=80, deadline=None)
+def test_cpu_end_points_of_parts_and_radius(records, q, scoring, radius, chunk, data):
+    """End points of own ranges (parts of the genome) merged equal those of
+    the whole genome, with any neighbourhood radius."""
+    genome = [Sequence.from_text(f"r{k}", r or "A", "dna") for k, r in enumerate(records)]
+    query = Sequence.from_text("q", q, "dna")
+    scanner = get_engine("cpu").genome_scanner(scoring)
+    scanner.chunk = chunk
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    total = int(bounds[-1])
+    cuts = sorted(set(data.draw(st.lists(st.integers(0, total), max_size=4)) + [0, total]))
+    got_c, got_s = [], []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        [(c, s)] = scanner.candidates([query.codes], codes, bounds, 2, 1000, own=(a, b), radius=radius)
+        assert ((c >= a) & (c < b)).all()
+        got_c.append(c)
+        got_s.append(s)
+    want = []
+    for r, rec in zip(bounds[:-1].tolist(), genome):
+        colmax = oracle.column_maxima(query.codes, rec.codes, scoring)
+        want += [(int(colmax[j]), r + j) for j in oracle.end_points(colmax, radius, 2)]
+    want.sort(key=lambda x: (-x[0], x[1]))
+    cols, scores = np.concatenate(got_c), np.concatenate(got_s)
+    order = np.lexsort((cols, -scores.astype(np.int64)))
+    assert list(zip(scores[order].tolist(), cols[order].tolist())) == want
+
+
 def _planted_case(rng, scoring_case: int):
     """Records with mutated copies of the queries on both strands: next to N
     runs, at record starts and ends, and across the CPU engine's chunk edges."""

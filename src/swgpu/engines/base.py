@@ -102,12 +102,16 @@ class GenomeScanner(Protocol):
     last_timings: dict
 
     def candidates(self, queries: list[np.ndarray], genome: np.ndarray, bounds: np.ndarray, min_score,
-                   keep: int, on_done=None) -> list[tuple[np.ndarray, np.ndarray]]:
+                   keep: int, on_done=None, own: tuple[int, int] | None = None,
+                   radius: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each query (codes): ``(columns, scores)`` of its ``keep`` best
         candidate end points (:mod:`swgpu.align.scan_rule`) along ``genome``
         (records end to end, record ``r`` = ``genome[bounds[r]:bounds[r+1]]``),
         best first, ties by column; ``min_score``: one threshold or one per
-        query; ``on_done(query_index, letters)``: progress."""
+        query; ``on_done(query_index, letters)``: progress. ``own``: only end
+        points in genome columns ``[own[0], own[1])`` (a part of the genome;
+        the engine reaches back and ahead as far as the rule needs);
+        ``radius``: the rule's neighbourhood (default: each query's length)."""
 
 
 class Engine(abc.ABC):

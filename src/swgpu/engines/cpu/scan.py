@@ -36,12 +36,15 @@ class CpuGenomeScanner:
         self.chunk = CHUNK
         self.last_timings: dict = {}
 
-    def candidates(self, queries, genome, bounds, min_score: int, keep: int, on_done=None):
+    def candidates(self, queries, genome, bounds, min_score: int, keep: int, on_done=None,
+                   own: tuple[int, int] | None = None, radius: int | None = None):
         """For each query (code array): ``(columns, scores)`` of its ``keep``
         best candidate end points along ``genome`` (codes of all records end to
         end; record ``r`` is ``genome[bounds[r]:bounds[r + 1]]``), best first,
         columns in ``genome`` coordinates. ``min_score``: one threshold, or one
-        per query. ``on_done(query_index, columns)`` after each task (progress)."""
+        per query. ``on_done(query_index, columns)`` after each task (progress).
+        ``own``: only end points in genome columns ``[own[0], own[1])``;
+        ``radius``: the end-point rule's neighbourhood (default: the query length)."""
         from .scan_kernels import column_maxima, query_profile
 
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
@@ -51,17 +54,19 @@ class CpuGenomeScanner:
         matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
         tasks = []
         plans = []
+        radius_arg = radius
+        first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
         for k, q in enumerate(queries):
             m = int(q.size)
             span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
-            radius = max(m, 1)
+            radius = max(m if radius_arg is None else int(radius_arg), 1)
             plans.append((query_profile(np.asarray(q, dtype=np.intp), matrix) if m else None, span, radius))
             if m == 0:
                 continue
             for r in range(bounds.size - 1):
                 lo, hi = int(bounds[r]), int(bounds[r + 1])
-                for a in range(lo, hi, self.chunk):
-                    tasks.append((k, lo, hi, a, min(hi, a + self.chunk)))
+                for a in range(max(lo, first), min(hi, end), self.chunk):
+                    tasks.append((k, lo, hi, a, min(hi, end, a + self.chunk)))
 
         def run(task):
             k, lo, hi, a, b = task

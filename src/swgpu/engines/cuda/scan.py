@@ -69,7 +69,7 @@ class CudaGenomeScanner:
             self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
 
-    def _problems(self, queries, bounds, floors) -> np.ndarray:
+    def _problems(self, queries, bounds, floors, own=None, radius=None) -> np.ndarray:
         sc = self.scoring
         qoff = np.zeros(len(queries) + 1, dtype=np.int64)
         np.cumsum([q.size for q in queries], out=qoff[1:])
@@ -79,13 +79,14 @@ class CudaGenomeScanner:
             if m == 0:
                 continue
             span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
-            r = max(m, 1)
+            r = max(m if radius is None else int(radius), 1)
+            first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
             for rec in range(bounds.size - 1):
                 lo, hi = int(bounds[rec]), int(bounds[rec + 1])
-                a = np.arange(lo, hi, self.window, dtype=np.int64)
+                a = np.arange(max(lo, first), min(hi, end), self.window, dtype=np.int64)
                 if a.size == 0:
                     continue
-                b = np.minimum(a + self.window, hi)
+                b = np.minimum(a + self.window, min(hi, end))
                 w0 = np.maximum(lo, a - r - (span - 1)) if span is not None else np.full_like(a, lo)
                 w1 = np.minimum(hi, b + r)
                 block = np.zeros((a.size, FIELDS), dtype=np.int64)
@@ -95,14 +96,14 @@ class CudaGenomeScanner:
                 rows.append(block)
         return np.concatenate(rows) if rows else np.zeros((0, FIELDS), dtype=np.int64)
 
-    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None):
+    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
-        desc = self._problems(queries, bounds, floors)
+        desc = self._problems(queries, bounds, floors, own, radius)
         found_cols, found_scores, found_slots = [], [], []
         i32 = np.int32
         kernel_s = 0.0
