@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["span_bound", "end_points", "best_end_points", "sliding_max"]
+__all__ = ["span_bound", "cap_span", "end_points", "best_end_points", "sliding_max"]
 
 
 def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int) -> int:
@@ -52,6 +52,14 @@ def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int) -> int:
     if gap_extend <= 0:
         return None
     return m + (budget - 1) // int(gap_extend) + 1
+
+
+def cap_span(span: int | None, max_span: int | None) -> int | None:
+    """``span`` (a :func:`span_bound`; None: unbounded) capped by a caller's
+    ``max_span`` (the longest alignment the caller cares about; None: no cap)."""
+    if max_span is None:
+        return span
+    return int(max_span) if span is None else min(int(span), int(max_span))
 
 
 def sliding_max(x: np.ndarray, width: int) -> np.ndarray:

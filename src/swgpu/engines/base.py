@@ -103,7 +103,7 @@ class GenomeScanner(Protocol):
 
     def candidates(self, queries: list[np.ndarray], genome: np.ndarray, bounds: np.ndarray, min_score,
                    keep: int, on_done=None, own: tuple[int, int] | None = None,
-                   radius: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+                   radius: int | None = None, max_span: int | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """For each query (codes): ``(columns, scores)`` of its ``keep`` best
         candidate end points (:mod:`swgpu.align.scan_rule`) along ``genome``
         (records end to end, record ``r`` = ``genome[bounds[r]:bounds[r+1]]``),
@@ -111,7 +111,9 @@ class GenomeScanner(Protocol):
         query; ``on_done(query_index, letters)``: progress. ``own``: only end
         points in genome columns ``[own[0], own[1])`` (a part of the genome;
         the engine reaches back and ahead as far as the rule needs);
-        ``radius``: the rule's neighbourhood (default: each query's length)."""
+        ``radius``: the rule's neighbourhood (default: each query's length);
+        ``max_span``: the most target letters an alignment may span (default:
+        :func:`~swgpu.align.scan_rule.span_bound`)."""
 
 
 class Engine(abc.ABC):

@@ -47,6 +47,43 @@ def test_end_points_equal_the_cpu_engine(scoring, window):
             assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
 
 
+@pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1", "40/-60/80/10"])
+@pytest.mark.parametrize("long_query", [1, 600])
+def test_long_kernel_end_points_equal_the_cpu_engine(scoring, long_query):
+    """The long kernel (strips of one problem on many warps): forced on every
+    query, and on queries of several strips, with parts and radii."""
+    rng = np.random.default_rng(long_query)
+    queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
+               enumerate((1, 33, 513, 1100, 2600))]
+    genome = _genome(rng, (1, 700, 6000, 12000), [q.text for q in queries[1:]])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    gpu = get_engine("cuda").genome_scanner(scoring)
+    gpu.long_query = long_query
+    cpu = get_engine("cpu").genome_scanner(scoring)
+    qs = [q.codes for q in queries]
+    total = int(bounds[-1])
+    for own, radius in ((None, None), ((0, total), 50), ((3000, 15000), 7), ((6701, 6702), 1)):
+        a = gpu.candidates(qs, codes, bounds, 5, 1000, own=own, radius=radius)
+        b = cpu.candidates(qs, codes, bounds, 5, 1000, own=own, radius=radius)
+        for (ca, sa), (cb, sb) in zip(a, b):
+            assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+
+
+def test_long_kernel_identical_sequences_past_16_bits():
+    """A 40 kbp query against itself inside a longer record: scores past 16 bits."""
+    rng = np.random.default_rng(9)
+    q = "".join(rng.choice(list("ACGT"), 40_000))
+    rec = "".join(rng.choice(list("ACGT"), 3_000)) + q + "".join(rng.choice(list("ACGT"), 2_000))
+    query, genome = Sequence.from_text("q", q, "dna"), [Sequence.from_text("r", rec, "dna")]
+    scoring = SCORINGS[0]
+    codes, bounds = genome[0].codes, np.array([0, len(rec)])
+    a = get_engine("cuda").genome_scanner(scoring).candidates([query.codes], codes, bounds, 1000, 10, radius=100)
+    b = get_engine("cpu").genome_scanner(scoring).candidates([query.codes], codes, bounds, 1000, 10, radius=100)
+    assert a[0][1][0] == 80_000 and a[0][0][0] == 3_000 + 40_000 - 1
+    assert a[0][0].tolist() == b[0][0].tolist() and a[0][1].tolist() == b[0][1].tolist()
+
+
 @pytest.mark.parametrize("scoring", SCORINGS[:2], ids=["2/-3/5/2", "1/-2/6/1"])
 def test_hits_equal_the_cpu_engine(scoring):
     rng = np.random.default_rng(4)

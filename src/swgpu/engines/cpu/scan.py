@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...align.scan_rule import best_end_points, end_points, span_bound
+from ...align.scan_rule import best_end_points, cap_span, end_points, span_bound
 from ...scoring import Scoring
 
 __all__ = ["CpuGenomeScanner", "CHUNK"]
@@ -37,14 +37,16 @@ class CpuGenomeScanner:
         self.last_timings: dict = {}
 
     def candidates(self, queries, genome, bounds, min_score: int, keep: int, on_done=None,
-                   own: tuple[int, int] | None = None, radius: int | None = None):
+                   own: tuple[int, int] | None = None, radius: int | None = None, max_span: int | None = None):
         """For each query (code array): ``(columns, scores)`` of its ``keep``
         best candidate end points along ``genome`` (codes of all records end to
         end; record ``r`` is ``genome[bounds[r]:bounds[r + 1]]``), best first,
         columns in ``genome`` coordinates. ``min_score``: one threshold, or one
         per query. ``on_done(query_index, columns)`` after each task (progress).
         ``own``: only end points in genome columns ``[own[0], own[1])``;
-        ``radius``: the end-point rule's neighbourhood (default: the query length)."""
+        ``radius``: the end-point rule's neighbourhood (default: the query length);
+        ``max_span``: the most target letters an alignment may span (default:
+        the score-budget bound; a smaller one is the caller's promise)."""
         from .scan_kernels import column_maxima, query_profile
 
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
@@ -58,7 +60,7 @@ class CpuGenomeScanner:
         first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
         for k, q in enumerate(queries):
             m = int(q.size)
-            span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+            span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             radius = max(m if radius_arg is None else int(radius_arg), 1)
             plans.append((query_profile(np.asarray(q, dtype=np.intp), matrix) if m else None, span, radius))
             if m == 0:

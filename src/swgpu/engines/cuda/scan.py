@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 
-from ...align.scan_rule import best_end_points, span_bound
+from ...align.scan_rule import best_end_points, cap_span, span_bound
 from ...exceptions import EngineError
 from ...scoring import Scoring
 from . import runtime
 
-__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "rows_per_lane"]
+__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "LONG_QUERY", "rows_per_lane"]
 
 KERNEL_FILE = "scan.cu"
 FIELDS = 11
@@ -35,6 +35,11 @@ WINDOW = 4096
 ROW_BUDGET = 1 << 30
 #: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
 ROWS_PER_LANE = (1, 2, 4, 8, 16)
+#: Queries of at least this many letters run on the long kernel (``sc_long``):
+#: the strips of one problem on many warps at once, so a few problems fill the GPU.
+LONG_QUERY = 4096
+#: Rows of one strip of the long kernel (32 lanes x 16 rows).
+LONG_STRIP = 512
 
 
 def rows_per_lane(m: int) -> int:
@@ -44,6 +49,21 @@ def rows_per_lane(m: int) -> int:
         if 32 * r >= m:
             return r
     return ROWS_PER_LANE[-1]
+
+
+def _resident_blocks(kernel, threads: int, device_id: int) -> int:
+    """Blocks of ``kernel`` the GPU holds at once (all of them must be
+    resident: the long kernel's warps wait on one another)."""
+    cp = runtime.cupy()
+    attrs = cp.cuda.Device(device_id).attributes
+    func = getattr(kernel, "kernel", kernel)  # a RawKernel's driver function
+    try:
+        per_sm = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, threads, 0))
+    except Exception:  # no occupancy query: count registers (allocated per warp in units of 256)
+        regs = -(-int(kernel.num_regs) * 32 // 256) * 256 * (threads // 32)
+        per_sm = min(attrs["MaxRegistersPerMultiprocessor"] // max(regs, 1),
+                     attrs["MaxThreadsPerMultiProcessor"] // threads)
+    return max(1, per_sm) * int(attrs["MultiProcessorCount"])
 
 
 class CudaGenomeScanner:
@@ -56,6 +76,7 @@ class CudaGenomeScanner:
         self.scoring = scoring
         self.device_id = int(device_id)
         self.window = WINDOW
+        self.long_query = LONG_QUERY  # queries of this many letters or more run on the long kernel
         self.last_timings: dict = {}
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
@@ -68,8 +89,21 @@ class CudaGenomeScanner:
             packed = self._K <= 8 and int(m.min()) >= -128 and int(m.max()) <= 127
             self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
+            self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
+            self._long_blocks = _resident_blocks(self._long, 32 * WARPS, self.device_id)
 
-    def _problems(self, queries, bounds, floors, own=None, radius=None) -> np.ndarray:
+    def _window(self, m: int, span: int | None, r: int, length: int) -> int:
+        """Own columns per problem: :data:`WINDOW`, or for long queries as
+        many columns as leave every warp of the long kernel a strip (parts
+        at least four times their lead-in)."""
+        if m < self.long_query or length <= 0:
+            return self.window
+        lead = (span if span is not None else length) + 2 * r
+        strips = -(-m // LONG_STRIP)
+        parts = max(1, min(-(-self._long_blocks * WARPS // strips), length // (4 * lead)))
+        return max(self.window, -(-length // parts))
+
+    def _problems(self, queries, bounds, floors, own=None, radius=None, max_span=None) -> np.ndarray:
         sc = self.scoring
         qoff = np.zeros(len(queries) + 1, dtype=np.int64)
         np.cumsum([q.size for q in queries], out=qoff[1:])
@@ -78,15 +112,17 @@ class CudaGenomeScanner:
             m = int(q.size)
             if m == 0:
                 continue
-            span = span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+            span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             r = max(m if radius is None else int(radius), 1)
             first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
             for rec in range(bounds.size - 1):
                 lo, hi = int(bounds[rec]), int(bounds[rec + 1])
-                a = np.arange(max(lo, first), min(hi, end), self.window, dtype=np.int64)
+                a0, a1 = max(lo, first), min(hi, end)
+                window = self._window(m, span, r, a1 - a0)
+                a = np.arange(a0, a1, window, dtype=np.int64)
                 if a.size == 0:
                     continue
-                b = np.minimum(a + self.window, min(hi, end))
+                b = np.minimum(a + window, a1)
                 w0 = np.maximum(lo, a - r - (span - 1)) if span is not None else np.full_like(a, lo)
                 w1 = np.minimum(hi, b + r)
                 block = np.zeros((a.size, FIELDS), dtype=np.int64)
@@ -96,14 +132,14 @@ class CudaGenomeScanner:
                 rows.append(block)
         return np.concatenate(rows) if rows else np.zeros((0, FIELDS), dtype=np.int64)
 
-    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None):
+    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None, max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
-        desc = self._problems(queries, bounds, floors, own, radius)
+        desc = self._problems(queries, bounds, floors, own, radius, max_span)
         found_cols, found_scores, found_slots = [], [], []
         i32 = np.int32
         kernel_s = 0.0
@@ -112,27 +148,42 @@ class CudaGenomeScanner:
                 A = cp.asarray(np.concatenate(queries))
                 B = cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8))
             start = 0
+            is_long = desc[:, 1] >= self.long_query
             while start < desc.shape[0]:
-                need = 3 * (desc[start:, 3] + 1)
+                need = np.where(is_long[start:], 6, 3) * (desc[start:, 3] + 1)
                 take = max(1, int(np.searchsorted(np.cumsum(need), ROW_BUDGET, side="right")))
                 d = desc[start:start + take].copy()
+                lg = is_long[start:start + take]
                 off = np.zeros(take + 1, dtype=np.int64)
-                np.cumsum(3 * (d[:, 3] + 1), out=off[1:])
+                np.cumsum(need[:take], out=off[1:])
                 d[:, 4] = off[:-1]
                 own = d[:, 6] - d[:, 5]
                 first = np.zeros(take + 1, dtype=np.int64)
                 np.cumsum(own, out=first[1:])
                 cap = int((own // (d[:, 7] + 1) + 1).sum())
                 rows = cp.empty(int(off[-1]), dtype=np.int32)
-                d_desc = cp.asarray(d.ravel())
                 ev = [cp.cuda.Event(), cp.cuda.Event()]
                 ev[0].record()
-                shapes = np.array([rows_per_lane(int(x)) for x in d[:, 1]])
+                short = d[~lg]
+                shapes = np.array([rows_per_lane(int(x)) for x in short[:, 1]])
                 for r in np.unique(shapes).tolist():
-                    sel = d[shapes == r]
+                    sel = short[shapes == r]
                     self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
                                     (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K),
                                      i32(self.scoring.gap_open), i32(self.scoring.gap_extend), rows))
+                if lg.any():
+                    sel = d[lg]
+                    strips = -(-sel[:, 1] // LONG_STRIP)
+                    sfirst = np.zeros(sel.shape[0] + 1, dtype=np.int64)
+                    np.cumsum(strips, out=sfirst[1:])
+                    progress = cp.zeros(int(sfirst[-1]), dtype=np.int32)
+                    self._long((self._long_blocks,), (32 * WARPS,),
+                               (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), cp.asarray(sfirst),
+                                np.int64(sfirst[-1]), self._matrix, i32(self._K), i32(self.scoring.gap_open),
+                                i32(self.scoring.gap_extend), rows, progress))
+                    # the column maxima are in the row slot of the problem's last strip
+                    d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
+                d_desc = cp.asarray(d.ravel())
                 cols = cp.empty(max(cap, 1), dtype=np.int64)
                 scores = cp.empty(max(cap, 1), dtype=np.int32)
                 slots = cp.empty(max(cap, 1), dtype=np.int32)

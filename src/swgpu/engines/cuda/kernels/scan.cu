@@ -45,6 +45,137 @@ __device__ __forceinline__ int sc_prmt(const unsigned int x, const unsigned int 
     return r;
 }
 
+// One strip of 32 R rows of a problem, all its columns, by one warp. The row
+// above comes from (Hin, Fin, Cin) and the strip's last row goes to (Hout,
+// Fout, Cout) (the same buffer when one warp runs every strip of the problem).
+// SYNC: the row above is being written by another warp, which publishes in
+// *wait_on how many columns it has finished; this warp publishes its own in
+// *publish (row buffers read and written through L2 only).
+template <int R, bool PACK, bool SYNC>
+__device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, const int m,
+                                         const unsigned char* __restrict__ b, const int n, const int strip,
+                                         const int* __restrict__ SM, const int K, const int go, const int ge,
+                                         const int* Hin, const int* Fin, const int* Cin, int* Hout, int* Fout,
+                                         int* Cout, const bool write_hf, const volatile int* wait_on,
+                                         volatile int* publish)
+{
+    const int lane = threadIdx.x & 31;
+    const bool above = strip > 0;  // (warp-uniform) the first strip starts from H = 0, F = -go, C = 0
+    const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
+    const int lrows = max(0, min(R, m - i0));  // of them, live rows
+    const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
+    // PACK (at most 8 letters, scores in -128..127): row k's scores against
+    // letters 0-7 are the bytes of (w1[k]:w0[k]), read by one byte permute
+    int off[R], H[R], E[R];
+    unsigned int w0[PACK ? R : 1], w1[PACK ? R : 1];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        off[k] = (k < lrows ? (int)a[i0 + k] : 0) * K;
+        H[k] = 0;
+        E[k] = SC_NEG;
+        if constexpr (PACK) {
+            unsigned int x0 = 0, x1 = 0;
+            for (int c = 0; c < K; ++c) {
+                const unsigned int v = (unsigned int)(SM[off[k] + c] & 0xff);
+                if (c < 4) x0 |= v << (8 * c); else x1 |= v << (8 * (c - 4));
+            }
+            w0[k] = x0;
+            w1[k] = x1;
+        }
+    }
+    auto wait_for = [&](const int cols) {  // the row above holds columns 1 .. cols
+        if constexpr (SYNC) {
+            if (above) {
+                if (lane == 0) {
+                    const int need = min(n, cols);
+                    while (*wait_on < need) __nanosleep(64);
+                    __threadfence();
+                }
+                __syncwarp();
+            }
+        }
+    };
+    auto load = [&](const int* p, const int j) -> int {
+        if constexpr (SYNC) return __ldcg(p + j); else return p[j];
+    };
+    int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
+    int diag = 0;                          // H(i0, j - 1)
+    int ch = 0, cf = -go, cc = 0, cb = 0, nh = 0, nf = -go, nc = 0, nb = 0;
+    wait_for(64);
+    {
+        const int j = lane + 1;
+        if (j <= n) { cb = b[j - 1]; if (above) { ch = load(Hin, j); cf = load(Fin, j); cc = load(Cin, j); } }
+        const int j2 = j + 32;
+        if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = load(Hin, j2); nf = load(Fin, j2); nc = load(Cin, j2); } }
+    }
+    const int steps = n + last;
+    for (int s = 0; s < steps; ++s) {
+        const int slot = s & 31;
+        if (slot == 0 && s > 0) {
+            ch = nh; cf = nf; cc = nc; cb = nb;
+            if constexpr (SYNC) {
+                // columns 1 .. s - last are written: tell the strip below
+                if (lane == last) { __threadfence(); *publish = s - last; }
+            }
+            const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
+            wait_for((((s >> 5) + 2) << 5));
+            if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = load(Hin, j2); nf = load(Fin, j2); nc = load(Cin, j2); } }
+        }
+        int up = __shfl_up_sync(SC_FULL, hb, 1);
+        int f = __shfl_up_sync(SC_FULL, fb, 1);
+        int upc = __shfl_up_sync(SC_FULL, cm, 1);
+        int ub = __shfl_up_sync(SC_FULL, bc, 1);
+        const int bb = __shfl_sync(SC_FULL, cb, slot);
+        int bh = 0, bf = -go, bcm = 0;
+        if (above) {
+            bh = __shfl_sync(SC_FULL, ch, slot);
+            bf = __shfl_sync(SC_FULL, cf, slot);
+            bcm = __shfl_sync(SC_FULL, cc, slot);
+        }
+        const int j = s - lane + 1;
+        if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
+        if (lrows > 0 && j >= 1 && j <= n) {
+            bc = ub;
+            int dg = diag;
+            cm = upc;
+            // byte ub, its sign replicated into the upper three bytes
+            const unsigned int sel = (unsigned int)ub | ((8u | (unsigned int)ub) * 0x1110u);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                if (k < lrows) {
+                    const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
+                    int sub;
+                    if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
+                    else sub = SM[off[k] + ub];
+                    const int dd = dg + sub;
+                    const int h = __vimax3_s32_relu(dd, f, e);
+                    cm = max(cm, dd);
+                    f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
+                    dg = H[k];
+                    H[k] = h;
+                    E[k] = e;
+                    hb = h;
+                }
+            }
+            fb = f;  // F entering the row below this lane's last row
+            if (lane == last) {
+                if constexpr (SYNC) {
+                    __stcg(Cout + j, cm);
+                    if (write_hf) { __stcg(Hout + j, hb); __stcg(Fout + j, fb); }
+                } else {
+                    Cout[j] = cm;
+                    if (write_hf) { Hout[j] = hb; Fout[j] = fb; }
+                }
+            }
+        }
+        diag = up;
+    }
+    if constexpr (SYNC) {
+        if (lane == last) { __threadfence(); *publish = n; }
+    }
+    __syncwarp();
+}
+
 template <int R, bool PACK>
 __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
                                                const long long* __restrict__ desc, const int nprob,
@@ -53,101 +184,48 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
 {
     const int p = blockIdx.x * SC_WARPS + (threadIdx.x >> 5);
     if (p >= nprob) return;
-    const int lane = threadIdx.x & 31;
     const long long* d = desc + (long long)p * SC_FIELDS;
     const int m = (int)d[1], n = (int)d[3];
-    const unsigned char* a = A + d[0];
-    const unsigned char* b = B + d[2];
     int* Hrow = rows + d[4];
     int* Frow = Hrow + (n + 1);  // F entering the first row of the next strip
     int* Crow = Frow + (n + 1);  // column maxima of the rows so far
     const bool multi = m > 32 * R;  // more than one strip: the row buffer carries H and F between strips
-    for (int strip = 0; strip * 32 * R < m; ++strip) {
-        const bool above = strip > 0;  // (warp-uniform) the first strip starts from H = 0, F = -go, C = 0
-        const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
-        const int lrows = max(0, min(R, m - i0));  // of them, live rows
-        const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
-        // PACK (at most 8 letters, scores in -128..127): row k's scores against
-        // letters 0-7 are the bytes of (w1[k]:w0[k]), read by one byte permute
-        int off[R], H[R], E[R];
-        unsigned int w0[PACK ? R : 1], w1[PACK ? R : 1];
-#pragma unroll
-        for (int k = 0; k < R; ++k) {
-            off[k] = (k < lrows ? (int)a[i0 + k] : 0) * K;
-            H[k] = 0;
-            E[k] = SC_NEG;
-            if constexpr (PACK) {
-                unsigned int x0 = 0, x1 = 0;
-                for (int c = 0; c < K; ++c) {
-                    const unsigned int v = (unsigned int)(SM[off[k] + c] & 0xff);
-                    if (c < 4) x0 |= v << (8 * c); else x1 |= v << (8 * (c - 4));
-                }
-                w0[k] = x0;
-                w1[k] = x1;
-            }
+    for (int strip = 0; strip * 32 * R < m; ++strip)
+        sc_strip<R, PACK, false>(A + d[0], m, B + d[2], n, strip, SM, K, go, ge, Hrow, Frow, Crow, Hrow, Frow, Crow,
+                                 multi, nullptr, nullptr);
+}
+
+// sc_long_R, sc_long_pR -- the same column maxima for long queries: every
+// warp of a grid that fits on the GPU at once takes strips g, g + W, g + 2W,
+// ... of the strips of all problems in order (W warps in all), so the strips
+// of one problem run side by side, each one a wavefront behind the strip
+// above it (which it follows through progress[g - 1]). A problem's row
+// buffer holds two rows (strip s reads slot (s - 1) & 1, writes slot s & 1):
+// the strip two below writes a column only after the strip between has read
+// it. strip_first[p]: index of the first strip of problem p (prefix sums).
+template <int R, bool PACK>
+__device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
+                                             const long long* __restrict__ desc, const int nprob,
+                                             const long long* __restrict__ strip_first, const long long total,
+                                             const int* __restrict__ SM, const int K, const int go, const int ge,
+                                             int* __restrict__ rows, int* __restrict__ progress)
+{
+    const long long W = (long long)gridDim.x * SC_WARPS;
+    for (long long g = (long long)blockIdx.x * SC_WARPS + (threadIdx.x >> 5); g < total; g += W) {
+        int lo = 0, hi = nprob - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (strip_first[mid] <= g) lo = mid; else hi = mid - 1;
         }
-        int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
-        int diag = 0;                          // H(i0, j - 1)
-        int ch = 0, cf = -go, cc = 0, cb = 0, nh = 0, nf = -go, nc = 0, nb = 0;
-        {
-            const int j = lane + 1;
-            if (j <= n) { cb = b[j - 1]; if (above) { ch = Hrow[j]; cf = Frow[j]; cc = Crow[j]; } }
-            const int j2 = j + 32;
-            if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; } }
-        }
-        const int steps = n + last;
-        for (int s = 0; s < steps; ++s) {
-            const int slot = s & 31;
-            if (slot == 0 && s > 0) {
-                ch = nh; cf = nf; cc = nc; cb = nb;
-                const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
-                if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = Hrow[j2]; nf = Frow[j2]; nc = Crow[j2]; } }
-            }
-            int up = __shfl_up_sync(SC_FULL, hb, 1);
-            int f = __shfl_up_sync(SC_FULL, fb, 1);
-            int upc = __shfl_up_sync(SC_FULL, cm, 1);
-            int ub = __shfl_up_sync(SC_FULL, bc, 1);
-            const int bb = __shfl_sync(SC_FULL, cb, slot);
-            int bh = 0, bf = -go, bcm = 0;
-            if (above) {
-                bh = __shfl_sync(SC_FULL, ch, slot);
-                bf = __shfl_sync(SC_FULL, cf, slot);
-                bcm = __shfl_sync(SC_FULL, cc, slot);
-            }
-            const int j = s - lane + 1;
-            if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
-            if (lrows > 0 && j >= 1 && j <= n) {
-                bc = ub;
-                int dg = diag;
-                cm = upc;
-                // byte ub, its sign replicated into the upper three bytes
-                const unsigned int sel = (unsigned int)ub | ((8u | (unsigned int)ub) * 0x1110u);
-#pragma unroll
-                for (int k = 0; k < R; ++k) {
-                    if (k < lrows) {
-                        const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
-                        int sub;
-                        if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
-                        else sub = SM[off[k] + ub];
-                        const int dd = dg + sub;
-                        const int h = __vimax3_s32_relu(dd, f, e);
-                        cm = max(cm, dd);
-                        f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
-                        dg = H[k];
-                        H[k] = h;
-                        E[k] = e;
-                        hb = h;
-                    }
-                }
-                fb = f;  // F entering the row below this lane's last row
-                if (lane == last) {
-                    Crow[j] = cm;
-                    if (multi) { Hrow[j] = hb; Frow[j] = fb; }
-                }
-            }
-            diag = up;
-        }
-        __syncwarp();
+        const long long* d = desc + (long long)lo * SC_FIELDS;
+        const int m = (int)d[1], n = (int)d[3];
+        const int s = (int)(g - strip_first[lo]);
+        const bool multi = (s + 1) * 32 * R < m;
+        int* in = rows + d[4] + (long long)((s + 1) & 1) * 3 * (n + 1);
+        int* out = rows + d[4] + (long long)(s & 1) * 3 * (n + 1);
+        sc_strip<R, PACK, true>(A + d[0], m, B + d[2], n, s, SM, K, go, ge, in, in + (n + 1), in + 2 * (n + 1), out,
+                                out + (n + 1), out + 2 * (n + 1), multi, progress + (s > 0 ? g - 1 : g),
+                                progress + g);
     }
 }
 
@@ -173,6 +251,22 @@ SC_COLMAX(sc_colmax_p2, 2, true)
 SC_COLMAX(sc_colmax_p4, 4, true)
 SC_COLMAX(sc_colmax_p8, 8, true)
 SC_COLMAX(sc_colmax_p16, 16, true)
+
+#define SC_LONG(NAME, R, PACK)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
+    NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
+         const long long* __restrict__ desc, const int nprob, const long long* __restrict__ strip_first,        \
+         const long long total, const int* __restrict__ M, const int K, const int go, const int ge,             \
+         int* __restrict__ rows, int* __restrict__ progress)                                                    \
+    {                                                                                                            \
+        __shared__ int SM[SC_MAXK * SC_MAXK];                                                                    \
+        for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];                                     \
+        __syncthreads();                                                                                         \
+        sc_long_body<R, PACK>(A, B, desc, nprob, strip_first, total, SM, K, go, ge, rows, progress);            \
+    }
+
+SC_LONG(sc_long_16, 16, false)
+SC_LONG(sc_long_p16, 16, true)
 
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
 // counter; cap: the room there (the host sizes it by the spacing above).
