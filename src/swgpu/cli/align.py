@@ -1,8 +1,11 @@
-"""``swgpu align``: every query record against every target record, with traceback."""
+"""``swgpu align``: every query record against every target record, with
+traceback; with ``--ends``, genome scale: each query record against the
+target records as one long sequence, the top end points and the alignments
+of the best of them (:mod:`swgpu.workloads.longalign`)."""
 
 from __future__ import annotations
 
-from .checks import non_negative_int
+from .checks import non_negative_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring, finish, resolve_output,
                       scoring_from, write_alignments)
 from .progress import Report, plural
@@ -20,11 +23,27 @@ def add_parser(subparsers) -> None:
     add_strand(p, "both")
     p.add_argument("--min-score", type=non_negative_int, default=1,
                    help="report alignments scoring at least this, >= 0 (default 1; 0 also writes empty ones)")
+    g = p.add_argument_group("genome scale (long sequences; --ends turns it on)")
+    g.add_argument("--ends", type=positive_int, default=None, metavar="K",
+                   help="report the K best end points of each query along the targets (as one long sequence, "
+                        "both strands; the seed method keeps 200) and align the best of them (--alignments)")
+    g.add_argument("--alignments", type=non_negative_int, default=1, metavar="N",
+                   help="with --ends: alignments traced back and written, from the best end point on (default 1)")
+    g.add_argument("--ends-out", default=None, metavar="FILE",
+                   help="with --ends: write the end points here as a table (rank, query, target, strand, "
+                        "1-based target end, score; default: the summary only)")
+    g.add_argument("--separation", type=positive_int, default=None, metavar="COLUMNS",
+                   help="with --ends: end points are local maxima within this many target columns (default 1000)")
+    g.add_argument("--max-alignment-length", type=positive_int, default=None, metavar="LETTERS",
+                   help="with --ends: the longest alignment of interest on the target (bounds the overlap of "
+                        "parts and the traceback windows; default: what the score budget allows)")
     add_quiet(p)
     finish(p, run)
 
 
 def run(args) -> int:
+    if args.ends is not None:
+        return run_long(args)
     from ..io.readers import read_sequences
     from ..workloads.align import align_all
 
@@ -46,5 +65,51 @@ def run(args) -> int:
     report.phase("traceback+write")  # streamed together
     pairs = len(queries) * len(targets)
     report.summary(f"{plural(len(queries), 'query')} x {plural(len(targets), 'target')} = {plural(pairs, 'pair')}, "
+                   f"{plural(written, 'alignment')} written")
+    return 0
+
+
+def run_long(args) -> int:
+    """``--ends``: genome-scale alignment of each query record against the targets."""
+    from ..io.readers import read_sequences
+    from ..io.writers.output import OutputFile
+    from ..workloads.longalign import SEPARATION, LongAligner
+    from ..workloads.strands import strands_for
+
+    report = Report("swgpu align", args.quiet, timings=args.timings)
+    resolve_output(args)
+    check_scoring(args)
+    queries = read_sequences(args.query, args.alphabet)
+    targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
+                             expect=None if args.alphabet else queries[0].alphabet)
+    scoring = scoring_from(args, queries[0].alphabet)
+    report.phase("read")
+    aligner = LongAligner(scoring, device=args.device, threads=args.threads,
+                          separation=args.separation or SEPARATION, max_alignment_length=args.max_alignment_length)
+    letters = sum(len(t) for t in targets)
+    strands = len(strands_for(args.strand, scoring.alphabet))
+    results = []
+    with report.progress(sum(len(q) for q in queries) * letters * strands, "aligning"):
+        for q in queries:
+            results.append(aligner.align(q, targets, top=args.ends, alignments=args.alignments,
+                                         min_score=max(1, args.min_score), strand=args.strand,
+                                         on_progress=report.advance))
+    report.phase("score", sum(r.score_seconds for r in results))
+    report.phase("traceback", sum(r.traceback_seconds for r in results))
+    ends = 0
+    if args.ends_out is not None:
+        with OutputFile(args.ends_out) as out:
+            out.write("#rank\tquery\ttarget\tstrand\ttarget_end\tscore\n")
+            for r in results:
+                for k, e in enumerate(r.end_points, 1):
+                    out.write(f"{k}\t{r.query.name}\t{e.target}\t{e.strand}\t{e.target_end}\t{e.score}\n")
+                    ends += 1
+    written = write_alignments(args, scoring, [(a, r.query.text) for r in results for a in r.alignments],
+                               targets=[(t.name, len(t)) for t in targets])
+    report.phase("write")
+    best = max((r.best_score for r in results), default=0)
+    report.summary(f"{plural(len(queries), 'query')} against {plural(letters, 'letter')} in "
+                   f"{plural(len(targets), 'sequence')}: best score {best}, "
+                   f"{plural(sum(len(r.end_points) for r in results), 'end point')}, "
                    f"{plural(written, 'alignment')} written")
     return 0

@@ -41,6 +41,7 @@ from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
 from .limits import check_int32
 from .strands import oriented, strands_for
+from .windows import genome_codes, trace_end_points
 
 __all__ = ["Scanner", "ScanResult", "cull", "CANDIDATES_PER_HIT", "METHODS"]
 
@@ -131,9 +132,7 @@ class Scanner:
             return [ScanResult(q, []) for q in queries]
         longest = max(len(r) for r in genome)
         check_int32(sc, max(min(len(q), longest) for q in queries), max(len(q) for q in queries) + longest)
-        codes = np.concatenate([r.codes for r in genome]).astype(np.uint8, copy=False)
-        bounds = np.zeros(len(genome) + 1, dtype=np.int64)
-        np.cumsum([len(r) for r in genome], out=bounds[1:])
+        codes, bounds = genome_codes(genome)
         oriented_queries = [(k, s, oriented(q, s)) for k, q in enumerate(queries) for s in signs]
         floors = []
         for k, _, q in oriented_queries:
@@ -146,28 +145,13 @@ class Scanner:
         found = self.scanner.candidates([q.codes for _, _, q in oriented_queries], codes, bounds, floors,
                                         CANDIDATES_PER_HIT * top, progress)
         t1 = time.perf_counter()
-        pairs, meta = [], []
-        for (k, sign, q), (cols, scores) in zip(oriented_queries, found):
-            span = span_bound(len(q), sc.matrix.max_score, sc.gap_open, sc.gap_extend)
-            for col, score in zip(cols.tolist(), scores.tolist()):
-                r = int(np.searchsorted(bounds, col, side="right")) - 1
-                lo = int(bounds[r])
-                start = lo if span is None else max(lo, col - span + 1)
-                rec = genome[r]
-                window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
-                                  rec.alphabet, rec.description)
-                pairs.append((q, window))
-                meta.append((k, sign, score, start - lo, len(rec)))
-        alns = self.tracer.align_many(pairs, self.executor, [m[2] for m in meta], end_at_last=True) if pairs else []
+        ends = [(q, sign, col, score) for (k, sign, q), (cols, scores) in zip(oriented_queries, found)
+                for col, score in zip(cols.tolist(), scores.tolist())]
+        alns = trace_end_points(self.tracer, self.executor, genome, bounds, ends,
+                                lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend))
         per_query: list[list[Alignment]] = [[] for _ in queries]
-        for aln, (k, sign, score, shift, length) in zip(alns, meta):
-            if aln.score != score:
-                raise RuntimeError(f"{queries[k].name}: traced score {aln.score} != end point score {score}; "
-                                   "this is a bug")
-            aln.target_start += shift
-            aln.target_end += shift
-            aln.target_length = length
-            aln.strand = sign
+        slot = [k for (k, _, _), (cols, _) in zip(oriented_queries, found) for _ in range(cols.size)]
+        for aln, k in zip(alns, slot):
             per_query[k].append(aln)
         residues = int(bounds[-1])
         out = []

@@ -1,0 +1,240 @@
+"""Genome-scale ``align``: a long query (a 1 Mbp region, a bacterial genome)
+against long targets (a genome, a chromosome): the best score, the top
+end points, and the alignments of the best of them, in linear memory, on
+one device or spread over a Dask cluster.
+
+**End points.** For each strand, the best score of an alignment ending with
+a pair at each target column is computed without storing the matrix (the
+long kernels of the engines' genome scanners). A column is an end point
+when it scores at least ``min_score`` and is a local maximum within
+``separation`` columns of its record (higher than the ``separation``
+columns before it, at least as high as those after it:
+:mod:`swgpu.align.scan_rule`), so two end points are more than
+``separation`` columns apart on a strand. The ``top`` best end points of
+both strands are kept: by score, then plus strand first, then by genome
+column.
+
+**Alignments.** The best ``alignments`` end points are traced back: the
+best alignment ending with a pair at the end point (its first query row on
+ties, then the traceback's tie rules), found in the window of the target
+that ends there and is as long as any positive alignment of the query can
+reach (:func:`~swgpu.align.scan_rule.span_bound`), or ``max_alignment_length``
+when given (a promise that no alignment of interest is longer; it also
+bounds the overlap of the parts below).
+
+**Parts.** With a Dask executor (:mod:`swgpu.parallel.dask_executor`) the
+target columns are cut into parts, one task each; a part's engine reaches
+back as far as an alignment can span (and ``separation`` further on both
+sides), so the parts need no communication: their end points are merged
+into the same top list as one process finds. Tracebacks run as tasks too.
+
+>>> from swgpu import Scoring, Sequence
+>>> q = Sequence.from_text("q", "GATTACAGATTACACCGGTT")
+>>> t = Sequence.from_text("t", "TTTT" + "GATTACAGATTACACCGGTT" + "TTTTTTTT" + "GATTACAGATTACA")
+>>> r = LongAligner(Scoring.default("dna"), device="cpu", separation=4).align(q, [t], top=3, alignments=1)
+>>> [(e.score, e.strand, e.target_end) for e in r.end_points]
+[(40, '+', 24), (28, '+', 46), (12, '-', 23)]
+>>> r.alignments[0].cigar, r.best_score
+('20=', 40)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence as Seq
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..align.scan_rule import best_end_points, cap_span, span_bound
+from ..engines import get_engine
+from ..exceptions import InputError
+from ..io.sequence import Sequence
+from ..parallel.executors import ThreadExecutor
+from ..scoring import Scoring
+from .limits import check_int32
+from .strands import oriented, strands_for
+from .windows import end_windows, finish_traces, genome_codes, record_of
+
+__all__ = ["LongAligner", "LongResult", "EndPoint", "SEPARATION", "TOP"]
+
+#: Default neighbourhood of the end-point rule (target columns).
+SEPARATION = 1000
+#: Default number of end points kept (as the GPU-cluster method keeps 200).
+TOP = 200
+
+
+@dataclass
+class EndPoint:
+    """An end point: the best alignment ending with a pair at target column
+    ``target_end - 1`` (0-based; ``target_end`` is the alignment's
+    half-open end, as :attr:`Alignment.target_end`) scores ``score``."""
+
+    score: int
+    strand: str
+    target: str
+    target_end: int
+
+    def to_dict(self) -> dict:
+        return {"score": self.score, "strand": self.strand, "target": self.target, "target_end": self.target_end}
+
+
+@dataclass(eq=False)
+class LongResult:
+    """End points of one query, best first, and the alignments of the first ones."""
+
+    query: Sequence
+    end_points: list[EndPoint]
+    alignments: list[Alignment] = field(default_factory=list)
+    #: seconds finding end points, and tracing
+    score_seconds: float = 0.0
+    traceback_seconds: float = 0.0
+
+    @property
+    def best_score(self) -> int:
+        return self.end_points[0].score if self.end_points else 0
+
+
+def part_end_points(spec: dict) -> list[tuple[np.ndarray, np.ndarray]]:
+    """One task: the end points of ``spec["queries"]`` in the own columns
+    ``spec["own"]`` of the genome, on the engine of this process (a Dask
+    worker's GPU, or its CPU)."""
+    engine = get_engine(spec["device"], _worker_gpu() if spec["device"] != "cpu" else 0, threads=spec["threads"])
+    scanner = engine.genome_scanner(spec["scoring"], spec["method"])
+    return scanner.candidates(spec["queries"], spec["genome"], spec["bounds"], spec["floors"], spec["keep"],
+                              own=spec["own"], radius=spec["radius"], max_span=spec["max_span"])
+
+
+def trace_pairs(spec: dict) -> list[Alignment]:
+    """One task: the alignments of ``spec["pairs"]`` that end at each
+    window's last letter, on the engine of this process."""
+    engine = get_engine(spec["device"], _worker_gpu() if spec["device"] != "cpu" else 0, threads=spec["threads"])
+    tracer = engine.tracer(spec["scoring"])
+    return tracer.align_many(spec["pairs"], ThreadExecutor(spec["threads"]), spec["expected"], end_at_last=True)
+
+
+def _worker_gpu() -> int:
+    try:
+        from ..parallel.dask_executor import worker_gpu
+    except ImportError:
+        return 0
+    return worker_gpu()
+
+
+class LongAligner:
+    """End points and alignments of long sequences (see the module docs).
+
+    ``device``: ``auto``, ``cpu`` or ``cuda``; ``executor``: a Dask executor
+    to spread the parts over (None: this process); ``separation``: the
+    end-point rule's neighbourhood; ``max_alignment_length``: the longest
+    alignment of interest (default: no limit but the score budget).
+    """
+
+    def __init__(self, scoring: Scoring, device: str = "auto", executor=None, threads: int | None = None,
+                 separation: int = SEPARATION, max_alignment_length: int | None = None, method: str = "auto"):
+        if separation < 1:
+            raise InputError("must be at least 1", param="separation")
+        if max_alignment_length is not None and max_alignment_length < 1:
+            raise InputError("must be at least 1", param="max_alignment_length")
+        self.scoring = scoring
+        self.engine = get_engine(device, threads=threads)
+        self.device = self.engine.name
+        self.threads = threads
+        self.executor = executor
+        self.separation = int(separation)
+        self.max_alignment_length = max_alignment_length
+        self.method = method
+
+    def span(self, m: int) -> int | None:
+        """Most target letters an alignment of a query of ``m`` letters spans here."""
+        sc = self.scoring
+        return cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), self.max_alignment_length)
+
+    def _spec(self, **kw) -> dict:
+        return dict(device=self.device, scoring=self.scoring, method=self.method, threads=self.threads, **kw)
+
+    def _parts(self, bounds: np.ndarray) -> list[tuple[int, int] | None]:
+        workers = getattr(self.executor, "workers", 0) if self.executor is not None else 0
+        if workers <= 0 or bounds[-1] == 0:
+            return [None]
+        try:
+            from ..parallel.parts import split_columns
+        except ImportError:  # pragma: no cover - the parts module ships with the executor
+            return [None]
+        return split_columns(bounds, 2 * workers)
+
+    def align(self, query: Sequence, targets: Seq[Sequence], top: int = TOP, alignments: int = 1,
+              min_score: int = 1, strand: str = "both",
+              on_progress: Callable[[int], None] | None = None) -> LongResult:
+        """The ``top`` best end points of ``query`` along ``targets`` (records
+        of one long sequence) over the strands asked, and the alignments of
+        the first ``alignments`` of them."""
+        if top < 1:
+            raise InputError("must be at least 1", param="top")
+        if alignments < 0:
+            raise InputError("must be at least 0", param="alignments")
+        sc = self.scoring
+        targets = list(targets)
+        for s in [query] + targets:
+            if s.alphabet is not sc.alphabet:
+                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for {sc.alphabet.name}",
+                                 param="alphabet")
+        signs = strands_for(strand, sc.alphabet)
+        if not targets or len(query) == 0:
+            return LongResult(query, [])
+        longest = max(len(r) for r in targets)
+        check_int32(sc, min(len(query), longest), len(query) + longest)
+        codes, bounds = genome_codes(targets)
+        qs = [oriented(query, s) for s in signs]
+        floor = max(1, int(min_score))
+        t0 = time.perf_counter()
+        found = self._end_points([q.codes for q in qs], codes, bounds, floor, top, on_progress)
+        ends = []
+        for sign, q, (cols, scores) in zip(signs, qs, found):
+            ends += [(int(s), sign != "+", int(c), q, sign) for c, s in zip(cols.tolist(), scores.tolist())]
+        ends.sort(key=lambda e: (-e[0], e[1], e[2]))
+        ends = ends[:top]
+        points = []
+        for score, _, col, _, sign in ends:
+            r = record_of(bounds, col)
+            points.append(EndPoint(score, sign, targets[r].name, col - int(bounds[r]) + 1))
+        t1 = time.perf_counter()
+        traced = self._trace([(q, sign, col, score) for score, _, col, q, sign in ends[:alignments]], targets,
+                             bounds)
+        return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1)
+
+    def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
+        progress = None
+        if on_progress is not None:
+            progress = lambda k, letters: on_progress(letters * len(queries[k]))  # noqa: E731
+        parts = self._parts(bounds)
+        common = dict(queries=queries, bounds=bounds, floors=[floor] * len(queries), keep=keep,
+                      radius=self.separation, max_span=self.max_alignment_length)
+        if parts == [None]:
+            scanner = self.engine.genome_scanner(self.scoring, self.method)
+            return scanner.candidates(queries, codes, bounds, common["floors"], keep, progress, radius=self.separation,
+                                      max_span=self.max_alignment_length)
+        genome = self.executor.scatter(codes) if hasattr(self.executor, "scatter") else codes
+        results = self.executor.map(part_end_points, [self._spec(genome=genome, own=own, **common) for own in parts])
+        out = []
+        for k, q in enumerate(queries):
+            cols = np.concatenate([r[k][0] for r in results])
+            scores = np.concatenate([r[k][1] for r in results])
+            out.append(best_end_points(cols, scores, keep))
+            if on_progress is not None:
+                on_progress(int(bounds[-1]) * len(q))
+        return out
+
+    def _trace(self, ends, targets, bounds) -> list[Alignment]:
+        if not ends:
+            return []
+        pairs, meta = end_windows(targets, bounds, ends, self.span)
+        expected = [m[2] for m in meta]
+        if self.executor is None or not hasattr(self.executor, "scatter"):
+            tracer = self.engine.tracer(self.scoring)
+            alns = tracer.align_many(pairs, ThreadExecutor(self.engine.threads), expected, end_at_last=True)
+        else:  # one task per alignment: the long ones are the work
+            specs = [self._spec(pairs=[p], expected=[e]) for p, e in zip(pairs, expected)]
+            alns = [a for part in self.executor.map(trace_pairs, specs) for a in part]
+        return finish_traces(alns, meta)

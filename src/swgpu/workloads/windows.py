@@ -1,0 +1,78 @@
+"""Hits at end points along long targets: the records of a genome as one
+code array, and the alignment that ends at each end point, traced in the
+window of the target that ends there (``scan`` and genome-scale ``align``).
+
+>>> from swgpu import Scoring, Sequence
+>>> genome = [Sequence.from_text("a", "TTTTGATTACA"), Sequence.from_text("b", "GATTACATT")]
+>>> codes, bounds = genome_codes(genome)
+>>> bounds.tolist(), record_of(bounds, 12)
+([0, 11, 20], 1)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence as Seq
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..io.sequence import Sequence
+
+__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces", "trace_end_points"]
+
+
+def genome_codes(genome: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, bounds)``: the records' codes end to end, and where each
+    record starts (``bounds[r]``) and the last ends (``bounds[-1]``)."""
+    codes = (np.concatenate([r.codes for r in genome]) if genome else np.zeros(0)).astype(np.uint8, copy=False)
+    bounds = np.zeros(len(genome) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in genome], out=bounds[1:])
+    return codes, bounds
+
+
+def record_of(bounds: np.ndarray, column: int) -> int:
+    """The record holding genome column ``column``."""
+    return int(np.searchsorted(bounds, column, side="right")) - 1
+
+
+def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tuple[list, list]:
+    """The pairs to trace for end points ``(query, strand, column, score)``
+    (``query`` as oriented for the strand, ``column`` in genome coordinates):
+    the query against the window of the record that ends at the column and
+    starts ``span_of(len(query))`` letters before it (the record's start
+    when None). Returns ``(pairs, meta)`` for :func:`finish_traces`."""
+    pairs, meta = [], []
+    for q, sign, col, score in ends:
+        r = record_of(bounds, col)
+        lo = int(bounds[r])
+        span = span_of(len(q))
+        start = lo if span is None else max(lo, col - span + 1)
+        rec = genome[r]
+        window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
+                          rec.alphabet, rec.description)
+        pairs.append((q, window))
+        meta.append((q.name, sign, score, start - lo, len(rec)))
+    return pairs, meta
+
+
+def finish_traces(alns: list[Alignment], meta: list) -> list[Alignment]:
+    """Alignments of the windows of :func:`end_windows` (each the best ending
+    with a pair at the window's last letter) in record coordinates, with
+    their strand; a traced score other than the end point's is a bug."""
+    for aln, (name, sign, score, shift, length) in zip(alns, meta):
+        if aln.score != score:
+            raise RuntimeError(f"{name}: traced score {aln.score} != end point score {score}; this is a bug")
+        aln.target_start += shift
+        aln.target_end += shift
+        aln.target_length = length
+        aln.strand = sign
+    return alns
+
+
+def trace_end_points(tracer, executor, genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> list[Alignment]:
+    """:func:`end_windows` traced by ``tracer`` (its CPU work on
+    ``executor``), then :func:`finish_traces`: the best alignment ending with
+    a pair at each end point."""
+    pairs, meta = end_windows(genome, bounds, ends, span_of)
+    alns = tracer.align_many(pairs, executor, [m[2] for m in meta], end_at_last=True) if pairs else []
+    return finish_traces(alns, meta)
