@@ -1,0 +1,44 @@
+"""Genome-scale ``align`` on the GPU equals the CPU engine (``pytest -m gpu``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from swgpu import Scoring, Sequence
+from swgpu.engines import cuda_available
+from swgpu.workloads.longalign import LongAligner
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA GPU")]
+
+COMP = str.maketrans("ACGT", "TGCA")
+
+
+def _mutate(rng, text: str, rate: float) -> str:
+    s = list(text)
+    for k in rng.integers(0, len(s), int(len(s) * rate)).tolist():
+        r = rng.random()
+        s[k] = "ACGT"[int(rng.integers(4))] if r < 0.8 else ("" if r < 0.9 else s[k] + "A")
+    return "".join(s)
+
+
+@pytest.mark.parametrize("scoring", [Scoring.build("dna", match=1, mismatch=-3, gap_open=5, gap_extend=2),
+                                     Scoring.default("dna")], ids=["1/-3/5/2", "2/-3/5/2"])
+def test_planted_copies_equal_the_cpu_engine(scoring):
+    """A 20 kbp query against 200 kbp in two records, mutated copies of parts
+    of it planted on both strands, at a record end and across the GPU's parts."""
+    rng = np.random.default_rng(12)
+    q = "".join(rng.choice(list("ACGT"), 20_000))
+    t = "".join(rng.choice(list("ACGT"), 200_000))
+    pieces = [(5_000, _mutate(rng, q, 0.03)), (60_000, _mutate(rng, q[2000:9000], 0.05).translate(COMP)[::-1]),
+              (100_000, q[:4000]), (140_000, _mutate(rng, q[10_000:], 0.1))]
+    for at, piece in pieces:
+        t = t[:at] + piece + t[at + len(piece):]
+    query = Sequence.from_text("q", q, "dna")
+    targets = [Sequence.from_text("a", t[:104_000], "dna"), Sequence.from_text("b", t[104_000:], "dna")]
+    runs = [LongAligner(scoring, device=d, separation=500).align(query, targets, top=60, alignments=4)
+            for d in ("cuda", "cpu")]
+    (g, c) = runs
+    assert [e.to_dict() for e in g.end_points] == [e.to_dict() for e in c.end_points]
+    assert [a.to_dict() for a in g.alignments] == [a.to_dict() for a in c.alignments]
+    assert g.best_score > 15_000
