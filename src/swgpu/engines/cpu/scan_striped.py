@@ -180,12 +180,15 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
 
 
 def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: int, hi: int, gap_open: int,
-                          gap_extend: int, out: np.ndarray, stretch: int = STRETCH_COLS) -> None:
+                          gap_extend: int, out: np.ndarray, stretch: int = STRETCH_COLS,
+                          block: int = BLOCK_ROWS) -> None:
     """As :func:`~.scan_kernels.column_maxima` (``out[j - lo]`` for ``lo <= j
     < hi``, a pass starting fresh at ``lo``) from the query's codes ``q`` and
     the score matrix, in SIMD lanes: 8 bits first; a stretch that saturates is
     run again in 16, then 32 bits, and the next stretch goes back to the
-    narrowest lanes that hold the rows' ``H`` and ``E`` at its left edge."""
+    narrowest lanes that hold the rows' ``H`` and ``E`` at its left edge.
+    ``stretch`` (columns, at least a tile) and ``block`` (rows): the kernel's
+    geometry."""
     n = hi - lo
     if n <= 0:
         return
@@ -200,17 +203,17 @@ def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: 
     col, k = lo, 0
     while col < hi:
         _, tables, bias, lanes, limit, top = passes[k]
-        seg = max(1, min(TILE_BYTES // 64, -(-n // lanes)))
+        seg = max(1, min(TILE_BYTES // 64, -(-min(n, stretch) // lanes)))
         tiles = max(1, -(-stretch // (seg * lanes)))
         end = hi if k == 0 else min(hi, col + tiles * seg * lanes)  # wider lanes: one stretch at a time
         got = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top), min(gap_extend, top),
-                           bias, limit, BLOCK_ROWS, bh, be, out)
+                           bias, limit, block, bh, be, out)
+        col = got
         if got < end:
             k += 1
             if k == len(passes):
                 raise AssertionError("the 32-bit pass saturated; scores are checked to fit 32 bits")
             continue
-        col = got
         if k:
             edge = max(int(bh.max()), int(be.max()))
             k = next(x for x, p in enumerate(passes) if edge < p[4] or x == k)
