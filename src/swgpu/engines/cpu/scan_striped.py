@@ -49,9 +49,12 @@ def _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof):
         base = col + c * size
         for lane in range(lanes):
             j0 = base + lane * seg
-            for p in range(seg):
-                j = j0 + p
-                tc[p * lanes + lane] = t[j] if j < col + ncols else pad
+            if j0 + seg <= col + ncols:
+                for p in range(seg):
+                    tc[p * lanes + lane] = t[j0 + p]
+            else:
+                for p in range(seg):
+                    tc[p * lanes + lane] = t[j0 + p] if j0 + p < col + ncols else pad
         out = c * k * size
         if width <= lanes:
             for a in range(k):
@@ -171,10 +174,14 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
         base = col - c0
         for c in range(tiles):
             for lane in range(lanes):
-                for p in range(seg):
-                    j = c * size + lane * seg + p
-                    if j < ncols:
-                        out[base + j] = CM[c * size + p * lanes + lane]
+                j0 = c * size + lane * seg
+                src = c * size + lane
+                if j0 + seg <= ncols:
+                    for p in range(seg):
+                        out[base + j0 + p] = CM[src + p * lanes]
+                else:
+                    for p in range(max(0, ncols - j0)):
+                        out[base + j0 + p] = CM[src + p * lanes]
         col += ncols
     return c1
 
