@@ -5,11 +5,11 @@ included."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+import scan_oracle as oracle
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swgpu.align.scan_rule import end_points
-
-import scan_oracle as oracle
 
 
 @given(st.lists(st.integers(0, 12), min_size=1, max_size=400), st.lists(st.tuples(st.integers(0, 399),

@@ -18,9 +18,9 @@ from swgpu.engines.cpu.scan_kernels import column_maxima, query_profile
 from swgpu.engines.cpu.scan_striped import column_maxima_striped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "workloads"))
-import scan_oracle  # noqa: E402
+import scan_oracle
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck), "derandomize": True}
 DNA_SCORINGS = [Scoring.default("dna"), Scoring.build("dna", match=1, mismatch=-2, gap_open=6, gap_extend=1),
                 Scoring.build("dna", match=3, mismatch=-1, gap_open=2, gap_extend=2),  # open == extend
                 Scoring.build("dna", match=2, mismatch=-3, gap_open=4, gap_extend=0),  # free extension

@@ -24,10 +24,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .simd import adds, any_ge, any_gt, carry_scan, shift_in, subs, vfill, vload, vlookup, vmax, vstore, vlast
+from .jit import announce_compile
+from .simd import (adds, any_ge, any_gt, carry_scan, shift_in, subs, vfill, vlast, vload, vlookup, vmax,
+                   vstore)
 from .striped import _tables
 
-__all__ = ["column_maxima_striped", "stretch_pass", "TILE_BYTES", "STRETCH_COLS", "BLOCK_ROWS"]
+__all__ = ["BLOCK_ROWS", "STRETCH_COLS", "TILE_BYTES", "column_maxima_striped", "stretch_pass"]
 
 #: Bytes of one tile row (a vector per segment step).
 TILE_BYTES = 4096
@@ -203,6 +205,7 @@ def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: 
     if m == 0:
         out[:n] = 0
         return
+    announce_compile(stretch_pass)
     q = np.ascontiguousarray(q, dtype=np.intp)
     _, passes = _tables(matrix)
     bh = np.zeros(m, dtype=np.int64)
