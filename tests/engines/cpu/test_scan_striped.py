@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from swgpu import Scoring
 from swgpu.engines.cpu.scan_kernels import column_maxima, query_profile
-from swgpu.engines.cpu.scan_striped import column_maxima_striped
+from swgpu.engines.cpu.scan_striped import _transpose64, column_maxima_striped
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "workloads"))
 import scan_oracle
@@ -51,7 +51,10 @@ def cases(draw):
     size = scoring.matrix.values.shape[0]
     letters = draw(st.sampled_from([2, 4, size]))  # few letters: repeats, ties, long matches
     m = draw(st.sampled_from([0, 1, 2, draw(st.integers(0, 40)), draw(st.integers(0, 300))]))
-    n = draw(st.sampled_from([0, 1, draw(st.integers(0, 200)), draw(st.integers(0, 2500))]))
+    n = draw(st.sampled_from([0, 1, draw(st.integers(0, 200)), draw(st.integers(0, 2500)),
+                              draw(st.integers(4000, 13000))]))  # whole 4,096-column tiles
+    if n > 2500:
+        m = min(m, 40)
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     q = rng.integers(0, letters, m).astype(np.uint8)
     t = rng.integers(0, letters, n).astype(np.uint8)
@@ -114,3 +117,11 @@ def test_identical_40_kbp_pair():
     s = rng.integers(0, 4, 40_000).astype(np.uint8)
     got = _striped(s, s, Scoring.default("dna"))
     assert got.tolist() == (2 * np.arange(1, s.size + 1)).tolist()
+
+
+def test_byte_transpose():
+    src = np.random.default_rng(1).integers(0, 256, 5000).astype(np.uint8)
+    dst = np.zeros(4200, np.uint8)
+    _transpose64(src, 7, dst, 100, np.zeros(8192, np.uint8))
+    assert (dst[100:4196].reshape(64, 64) == src[7:4103].reshape(64, 64).T).all()
+    assert not dst[:100].any() and not dst[4196:].any()

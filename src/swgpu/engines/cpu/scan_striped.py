@@ -5,12 +5,14 @@ column's best diagonal term so far, ``max(colmax, H(i - 1, j - 1) + s(i, j))``
 (floored at 0 by the saturating lanes).
 
 The target is taken a **stretch** at a time (:data:`STRETCH_COLS` columns):
-its profile is built (the codes of a tile put in lane order, then one table
+its profile is built (the codes of a tile put in lane order -- for byte
+lanes a 64 x 64 transpose in six rounds of vector shuffles -- then one table
 lookup per letter and vector), every query row runs through it, a block of
-rows at a time through every tile, and its column maxima are copied out. A
-stretch hands the next one what a tile hands the tile to its right: each
-row's last ``H`` and outgoing horizontal gap ``E`` (two numbers a row), so
-memory stays ``O(stretch + query)`` whatever the target length.
+rows at a time through every tile, and its column maxima are copied out
+(transposed back). A stretch hands the next one what a tile hands the tile
+to its right: each row's last ``H`` and outgoing horizontal gap ``E`` (two
+numbers a row), so memory stays ``O(stretch + query)`` whatever the target
+length.
 
 Lanes are unsigned, saturating and biased (8, 16 then 32 bits). A stretch
 whose column maximum reaches ``MAX - bias`` may have saturated: it is run
@@ -26,7 +28,7 @@ import numpy as np
 
 from .jit import announce_compile
 from .simd import (adds, any_ge, any_gt, carry_scan, shift_in, subs, vfill, vlast, vload, vlookup, vmax,
-                   vstore)
+                   vstore, zip_hi, zip_lo)
 from .striped import _tables
 
 __all__ = ["BLOCK_ROWS", "STRETCH_COLS", "TILE_BYTES", "column_maxima_striped", "stretch_pass"]
@@ -40,23 +42,57 @@ BLOCK_ROWS = 256
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False)
-def _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof):
+def _zip_round(src, s0, dst, d0):
+    """Rows ``i`` and ``i + 32`` of the 64 rows of 64 bytes at ``src[s0:]``
+    interleaved into rows ``2 i`` and ``2 i + 1`` at ``dst[d0:]``: the
+    address ``(row, column)`` rotated left by one bit."""
+    for i in range(32):
+        a = vload(src, s0 + i * 64)
+        b = vload(src, s0 + (i + 32) * 64)
+        vstore(dst, d0 + 2 * i * 64, zip_lo(a, b))
+        vstore(dst, d0 + (2 * i + 1) * 64, zip_hi(a, b))
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _transpose64(src, s0, dst, d0, scratch):
+    """``dst[d0 + r * 64 + x] = src[s0 + x * 64 + r]`` for 64 x 64 bytes (six
+    rounds of :func:`_zip_round`; ``scratch``: 8192 bytes)."""
+    _zip_round(src, s0, scratch, 0)
+    _zip_round(scratch, 0, scratch, 4096)
+    _zip_round(scratch, 4096, scratch, 0)
+    _zip_round(scratch, 0, scratch, 4096)
+    _zip_round(scratch, 4096, scratch, 0)
+    _zip_round(scratch, 0, dst, d0)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _codes(t, base, end, lanes, seg, pad, tc):
+    """``tc[p * lanes + l] = t[base + l * seg + p]`` (``pad`` from ``end`` on)."""
+    for lane in range(lanes):
+        j0 = base + lane * seg
+        if j0 + seg <= end:
+            for p in range(seg):
+                tc[p * lanes + lane] = t[j0 + p]
+        else:
+            for p in range(seg):
+                tc[p * lanes + lane] = t[j0 + p] if j0 + p < end else pad
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof, scratch):
     """``prof[((c * k + a) * seg + p) * lanes + l]`` = biased score of letter
     ``a`` against column ``col + c * seg * lanes + l * seg + p`` of ``t``
     (the pad score, 0, past ``col + ncols``)."""
     k, width = tables.shape
     size = seg * lanes
     pad = k  # scores -bias: 0 in the biased tables
+    square = lanes == 64 and seg == 64  # byte lanes, whole tiles: transposed in vectors
     for c in range(tiles):
         base = col + c * size
-        for lane in range(lanes):
-            j0 = base + lane * seg
-            if j0 + seg <= col + ncols:
-                for p in range(seg):
-                    tc[p * lanes + lane] = t[j0 + p]
-            else:
-                for p in range(seg):
-                    tc[p * lanes + lane] = t[j0 + p] if j0 + p < col + ncols else pad
+        if square and base + size <= col + ncols:
+            _transpose64(t, base, tc, 0, scratch)
+        else:
+            _codes(t, base, col + ncols, lanes, seg, pad, tc)
         out = c * k * size
         if width <= lanes:
             for a in range(k):
@@ -89,6 +125,8 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
     CM = np.zeros(width, dtype=dt)
     prof = np.zeros(stretch_tiles * k * size, dtype=dt)
     tc = np.zeros(size, dtype=dt)
+    scratch = np.zeros(2 * 4096, dtype=np.uint8)  # 64 x 64 byte transposes
+    natural = np.zeros(4096, dtype=np.uint8)
     bh_in = np.zeros(m, dtype=np.int64)
     be_in = np.zeros(m, dtype=np.int64)
     corner = np.zeros(stretch_tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of tile)
@@ -108,7 +146,7 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
     while col < c1:
         ncols = min(width, c1 - col)
         tiles = (ncols + size - 1) // size
-        _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof)
+        _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof, scratch)
         used = tiles * size
         H[:used] = 0
         F[:used] = 0
@@ -175,6 +213,11 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
             return col
         base = col - c0
         for c in range(tiles):
+            if lanes == 64 and seg == 64 and (c + 1) * size <= ncols:
+                _transpose64(CM, c * size, natural, 0, scratch)
+                for x in range(size):
+                    out[base + c * size + x] = natural[x]
+                continue
             for lane in range(lanes):
                 j0 = c * size + lane * seg
                 src = c * size + lane
