@@ -2,8 +2,11 @@
 genome, affine match 1, mismatch -2, open 6, extend 1, beside parasail.
 
 * swgpu: the CPU engine's end points (column maxima of every genome column,
-  the end-point rule) on 1 and 2 threads, and the whole ``Scanner.scan``
-  (top 10 with alignments);
+  the end-point rule) on 1 and 2 threads, the column maxima alone (the SIMD
+  kernel, one strand a thread), and the whole ``Scanner.scan`` (top 10 with
+  alignments);
+* swgpu: the end points of a random 50 kbp query along a random 400 kbp
+  target on 2 threads (a long pair; GCUPS of its 50 k x 400 k cells);
 * parasail ``sw_striped_profile_16`` over windows of the genome (each window
   overlapping the next by the span bound, so no alignment is missed): the best
   score of each window only -- less than a column per end point, the cheapest
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from _common import machine, shared_data, write_json
@@ -26,6 +30,7 @@ from _common import machine, shared_data, write_json
 import swgpu
 from swgpu.align.scan_rule import span_bound
 from swgpu.engines import get_engine
+from swgpu.engines.cpu.scan_striped import column_maxima_striped
 from swgpu.workloads.scan import Scanner
 
 WINDOW = 1 << 16
@@ -63,6 +68,23 @@ def main():
         scanner.candidates([q[:20] for q in qs], codes[:5000], np.array([0, 5000]), 30, 40)  # compile
         s = _median(lambda: scanner.candidates(qs, codes, bounds, 30, 40), args.repeats)
         rows.append({"method": "swgpu end points", "threads": threads, "seconds": s, "gcups": cells / s / 1e9})
+    matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
+    cols = [np.empty(len(g), np.int32) for _ in qs]
+
+    def kernel(k):
+        column_maxima_striped(qs[k], matrix, codes, 0, len(g), scoring.gap_open, scoring.gap_extend, cols[k])
+
+    for threads in (1, 2):
+        with ThreadPoolExecutor(threads) as pool:
+            s = _median(lambda: list(pool.map(kernel, range(len(qs)))), args.repeats)
+        rows.append({"method": "swgpu column maxima (SIMD kernel only)", "threads": threads, "seconds": s,
+                     "gcups": cells / s / 1e9})
+    long_q, long_t = rng.integers(0, 4, 50_000).astype(np.uint8), rng.integers(0, 4, 400_000).astype(np.uint8)
+    pair_scanner = get_engine("cpu", threads=2).genome_scanner(scoring)
+    pair_scanner.candidates([long_q[:5000]], long_t[:20000], np.array([0, 20000]), 30, 10)
+    s = _median(lambda: pair_scanner.candidates([long_q], long_t, np.array([0, long_t.size]), 30, 10), args.repeats)
+    rows.append({"method": "swgpu end points, random 50 kbp x 400 kbp pair", "threads": 2, "seconds": s,
+                 "gcups": long_q.size * long_t.size / s / 1e9})
     whole = Scanner(scoring, device="cpu", threads=2)
     s = _median(lambda: whole.scan([query], genome, top=10, min_score=30), args.repeats)
     rows.append({"method": "swgpu Scanner.scan top 10 with alignments", "threads": 2, "seconds": s,
@@ -84,7 +106,7 @@ def main():
     rows.append({"method": "parasail sw_striped_profile_16 over windows (best per window)", "threads": 1,
                  "seconds": s, "gcups": cells / s / 1e9})
     for r in rows:
-        print(f"{r['method']:62s} {r['threads']}t  {r['seconds']:7.3f} s  {r['gcups']:6.2f} GCUPS")
+        print(f"{r['method']:64s} {r['threads']}t  {r['seconds']:7.3f} s  {r['gcups']:6.2f} GCUPS")
     write_json(f"{args.out}/scan_cpu.json", {"benchmark": "scan_cpu", "machine": machine(), "query": len(query),
                                             "genome": len(g), "scoring": "1/-2/6/1", "rows": rows})
 

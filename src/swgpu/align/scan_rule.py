@@ -85,13 +85,17 @@ def end_points(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score: int
     columns in ``[own[0], own[1])`` (a chunk of the record; its neighbours
     within ``radius`` must be in ``colmax``). Returns (columns in ``lo``'s
     coordinates, scores), in column order."""
-    c = np.asarray(colmax, dtype=np.int64)
+    c = np.asarray(colmax)
     n = c.size
     a, b = (lo, hi) if own is None else own
     a, b = max(a, lo), min(b, hi)
     if n == 0 or a >= b:
         return np.zeros(0, np.int64), np.zeros(0, np.int32)
     r = max(int(radius), 1)
+    above = np.flatnonzero(c[a - lo:b - lo] >= min_score) + (a - lo)
+    if above.size * r <= n:  # few columns reach the threshold: their windows only
+        return _sparse_end_points(c, above, lo, r)
+    c = c.astype(np.int64)
     # -1 beyond the record: below any score, so record ends bound the window
     ext = np.full(n + 2 * r, -1, dtype=np.int64)
     ext[r:r + n] = c
@@ -103,6 +107,21 @@ def end_points(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score: int
     keep = (mine >= min_score) & (mine > left) & (mine >= right)
     cols = idx[keep] + lo
     return cols.astype(np.int64), mine[keep].astype(np.int32)
+
+
+def _sparse_end_points(c: np.ndarray, idx: np.ndarray, lo: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`end_points` of the columns ``idx`` (those reaching the
+    threshold): each one's window read directly (``idx.size * r`` values)."""
+    if idx.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    n = c.size
+    steps = np.arange(1, r + 1)
+    mine = c[idx].astype(np.int64)
+    left_at, right_at = idx[:, None] - steps, idx[:, None] + steps
+    left = np.where(left_at >= 0, c[np.maximum(left_at, 0)], -1).max(axis=1)
+    right = np.where(right_at < n, c[np.minimum(right_at, n - 1)], -1).max(axis=1)
+    keep = (mine > left) & (mine >= right)
+    return (idx[keep] + lo).astype(np.int64), mine[keep].astype(np.int32)
 
 
 def best_end_points(cols: np.ndarray, scores: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:

@@ -47,7 +47,7 @@ class CpuGenomeScanner:
         ``radius``: the end-point rule's neighbourhood (default: the query length);
         ``max_span``: the most target letters an alignment may span (default:
         the score-budget bound; a smaller one is the caller's promise)."""
-        from .scan_kernels import column_maxima, query_profile
+        from .scan_striped import column_maxima_striped
 
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         genome = np.ascontiguousarray(genome, dtype=np.uint8)
@@ -62,7 +62,7 @@ class CpuGenomeScanner:
             m = int(q.size)
             span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             radius = max(m if radius_arg is None else int(radius_arg), 1)
-            plans.append((query_profile(np.asarray(q, dtype=np.intp), matrix) if m else None, span, radius))
+            plans.append((np.ascontiguousarray(q, dtype=np.intp), span, radius))
             if m == 0:
                 continue
             for r in range(bounds.size - 1):
@@ -72,11 +72,11 @@ class CpuGenomeScanner:
 
         def run(task):
             k, lo, hi, a, b = task
-            prof, span, radius = plans[k]
+            codes, span, radius = plans[k]
             lead = (span - 1 if span is not None else a - lo) + radius
             c0, c1 = max(lo, a - lead), min(hi, b + radius)
             out = np.empty(c1 - c0, dtype=np.int32)
-            column_maxima(prof, genome, c0, c1, sc.gap_open, sc.gap_extend, out)
+            column_maxima_striped(codes, matrix, genome, c0, c1, sc.gap_open, sc.gap_extend, out)
             # the columns before a - radius only warm the pass up; [w0, c1) holds
             # every neighbour of the chunk's own columns inside the record, so
             # it stands for the record in the end-point rule

@@ -1,7 +1,8 @@
-"""Numba kernel of ``scan`` on the CPU: the column maxima of the local DP
-matrix of a query against a stretch of a long target (the end pass of an
-alignment that must end at the target's last letter is
-:func:`~.pairwise.sw_end_last`).
+"""Scalar Numba kernel of ``scan`` on the CPU: the column maxima of the local
+DP matrix of a query against a stretch of a long target, one cell at a time
+-- the reference the SIMD kernel (:mod:`.scan_striped`, which the engine
+runs) is tested against. The end pass of an alignment that must end at the
+target's last letter is :func:`~.pairwise.sw_end_last`.
 
 Explicit ``int32`` throughout; the query profile is built once per query.
 """

@@ -34,7 +34,7 @@ from .lanes import VEC_BYTES, lanes_of
 
 __all__ = ["VEC_BYTES", "lanes_of", "vload", "vstore", "vfill", "adds", "subs", "vmax", "vadd", "vsub", "vhmax",
            "any_gt", "carry_scan_signed",
-           "any_ge", "select_eq", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next"]
+           "any_ge", "select_eq", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next", "zip_lo", "zip_hi"]
 
 class Vec(types.Type):
     """A 64-byte vector of integer lanes."""
@@ -208,6 +208,28 @@ def select_eq(typingctx, a, b, x, y):
         return builder.select(builder.icmp_unsigned("==", args[0], args[1]), args[2], args[3])
 
     return x(a, b, x, y), codegen
+
+
+def _zip(half):
+    @intrinsic
+    def op(typingctx, a, b):
+        if not isinstance(a, Vec) or a != b:
+            return None
+
+        def codegen(context, builder, sig, args):
+            n = args[0].type.count
+            lanes = [x for k in range(n // 2) for x in (half * n // 2 + k, n + half * n // 2 + k)]
+            return builder.shuffle_vector(args[0], args[1], ir.Constant(ir.VectorType(_I32, n), lanes))
+
+        return a(a, b), codegen
+
+    return op
+
+
+zip_lo = _zip(0)
+zip_lo.__doc__ = "Lanes of the first halves of ``a`` and ``b``, interleaved: ``a[0], b[0], a[1], b[1], ...``."
+zip_hi = _zip(1)
+zip_hi.__doc__ = "Lanes of the second halves of ``a`` and ``b``, interleaved (six rounds transpose 64 x 64 bytes)."
 
 
 @intrinsic

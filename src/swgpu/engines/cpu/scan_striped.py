@@ -1,0 +1,272 @@
+"""The column maxima of ``scan`` in SIMD lanes: the striped layout of
+:mod:`.striped` (lanes over target columns, query rows running down, tiles of
+``seg * lanes`` columns), with one more vector per segment step -- the
+column's best diagonal term so far, ``max(colmax, H(i - 1, j - 1) + s(i, j))``
+(floored at 0 by the saturating lanes).
+
+The target is taken a **stretch** at a time (:data:`STRETCH_COLS` columns):
+its profile is built (the codes of a tile put in lane order -- for byte
+lanes a 64 x 64 transpose in six rounds of vector shuffles -- then one table
+lookup per letter and vector), every query row runs through it, a block of
+rows at a time through every tile, and its column maxima are copied out
+(transposed back). A stretch hands the next one what a tile hands the tile
+to its right: each row's last ``H`` and outgoing horizontal gap ``E`` (two
+numbers a row), so memory stays ``O(stretch + query)`` whatever the target
+length.
+
+Lanes are unsigned, saturating and biased (8, 16 then 32 bits). A stretch
+whose column maximum reaches ``MAX - bias`` may have saturated: it is run
+again, from its first column, in wider lanes (the rows' ``H`` and ``E`` at
+its left edge are kept), so only the stretches that hold high scores pay for
+the wider lanes.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .jit import announce_compile
+from .simd import (adds, any_ge, any_gt, carry_scan, shift_in, subs, vfill, vlast, vload, vlookup, vmax,
+                   vstore, zip_hi, zip_lo)
+from .striped import _tables
+
+__all__ = ["BLOCK_ROWS", "STRETCH_COLS", "TILE_BYTES", "column_maxima_striped", "stretch_pass"]
+
+#: Bytes of one tile row (a vector per segment step).
+TILE_BYTES = 4096
+#: Target columns per stretch (rounded to whole tiles).
+STRETCH_COLS = 1 << 16
+#: Query rows run through one tile before the next tile.
+BLOCK_ROWS = 256
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _zip_round(src, s0, dst, d0):
+    """Rows ``i`` and ``i + 32`` of the 64 rows of 64 bytes at ``src[s0:]``
+    interleaved into rows ``2 i`` and ``2 i + 1`` at ``dst[d0:]``: the
+    address ``(row, column)`` rotated left by one bit."""
+    for i in range(32):
+        a = vload(src, s0 + i * 64)
+        b = vload(src, s0 + (i + 32) * 64)
+        vstore(dst, d0 + 2 * i * 64, zip_lo(a, b))
+        vstore(dst, d0 + (2 * i + 1) * 64, zip_hi(a, b))
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _transpose64(src, s0, dst, d0, scratch):
+    """``dst[d0 + r * 64 + x] = src[s0 + x * 64 + r]`` for 64 x 64 bytes (six
+    rounds of :func:`_zip_round`; ``scratch``: 8192 bytes)."""
+    _zip_round(src, s0, scratch, 0)
+    _zip_round(scratch, 0, scratch, 4096)
+    _zip_round(scratch, 4096, scratch, 0)
+    _zip_round(scratch, 0, scratch, 4096)
+    _zip_round(scratch, 4096, scratch, 0)
+    _zip_round(scratch, 0, dst, d0)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _codes(t, base, end, lanes, seg, pad, tc):
+    """``tc[p * lanes + l] = t[base + l * seg + p]`` (``pad`` from ``end`` on)."""
+    for lane in range(lanes):
+        j0 = base + lane * seg
+        if j0 + seg <= end:
+            for p in range(seg):
+                tc[p * lanes + lane] = t[j0 + p]
+        else:
+            for p in range(seg):
+                tc[p * lanes + lane] = t[j0 + p] if j0 + p < end else pad
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof, scratch):
+    """``prof[((c * k + a) * seg + p) * lanes + l]`` = biased score of letter
+    ``a`` against column ``col + c * seg * lanes + l * seg + p`` of ``t``
+    (the pad score, 0, past ``col + ncols``)."""
+    k, width = tables.shape
+    size = seg * lanes
+    pad = k  # scores -bias: 0 in the biased tables
+    square = lanes == 64 and seg == 64  # byte lanes, whole tiles: transposed in vectors
+    for c in range(tiles):
+        base = col + c * size
+        if square and base + size <= col + ncols:
+            _transpose64(t, base, tc, 0, scratch)
+        else:
+            _codes(t, base, col + ncols, lanes, seg, pad, tc)
+        out = c * k * size
+        if width <= lanes:
+            for a in range(k):
+                for p in range(seg):
+                    vstore(prof, out + (a * seg + p) * lanes, vlookup(tables, a * width, vload(tc, p * lanes)))
+        else:  # the table is wider than a vector (32-bit lanes): one load per lane
+            for a in range(k):
+                row = tables[a]
+                for x in range(size):
+                    prof[out + a * size + x] = row[tc[x]]
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_open, gap_extend, bias, limit, block,
+                 bh, be, out):
+    """Column maxima of ``q`` against ``t[start:c1]`` into ``out[start - c0:]``
+    (``out[j - c0]`` for column ``j``), a stretch at a time. ``bh[i]``,
+    ``be[i]``: ``H`` and outgoing ``E`` of row ``i`` at the column left of
+    ``start`` (zeros for a fresh pass), updated as the pass goes. Returns the
+    column where it stopped: ``c1``, or the first column of a stretch whose
+    maximum reached ``limit`` (not written; ``bh``, ``be`` are its left edge).
+    Gap penalties clamped to the lane maximum by the caller."""
+    m = q.shape[0]
+    dt = tables.dtype
+    k = tables.shape[0]
+    size = seg * lanes
+    width = stretch_tiles * size
+    H = np.zeros(width, dtype=dt)
+    F = np.zeros(width, dtype=dt)
+    CM = np.zeros(width, dtype=dt)
+    prof = np.zeros(stretch_tiles * k * size, dtype=dt)
+    tc = np.zeros(size, dtype=dt)
+    scratch = np.zeros(2 * 4096, dtype=np.uint8)  # 64 x 64 byte transposes
+    natural = np.zeros(4096, dtype=np.uint8)
+    bh_in = np.zeros(m, dtype=np.int64)
+    be_in = np.zeros(m, dtype=np.int64)
+    corner = np.zeros(stretch_tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of tile)
+    nextcorner = np.zeros(stretch_tiles + 1, dtype=np.int64)
+    ramp_a = np.zeros(lanes, dtype=dt)
+    top = np.iinfo(dt).max
+    for lane in range(lanes):
+        ramp_a[lane] = min(lane * seg * gap_extend, top)
+    z = vfill(F, 0)
+    vgo = vfill(F, gap_open)
+    vge = vfill(F, gap_extend)
+    vb = vfill(F, bias)
+    vlim = vfill(F, limit)
+    vseg = vfill(F, min(seg * gap_extend, top))
+    ramp = vload(ramp_a, 0)
+    col = start
+    while col < c1:
+        ncols = min(width, c1 - col)
+        tiles = (ncols + size - 1) // size
+        _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof, scratch)
+        used = tiles * size
+        H[:used] = 0
+        F[:used] = 0
+        CM[:used] = 0
+        for i in range(m):
+            bh_in[i] = bh[i]
+            be_in[i] = be[i]
+        corner[:] = 0
+        saturated = False
+        for i0 in range(0, m, block):
+            i1 = min(m, i0 + block)
+            for c in range(tiles):
+                hb = c * size
+                pbase = c * k * size
+                dprev = corner[c]
+                for i in range(i0, i1):
+                    ap = pbase + q[i] * size
+                    e = z
+                    vh = shift_in(vload(H, hb + (seg - 1) * lanes), vfill(F, dprev))
+                    for p in range(seg):
+                        at = hb + p * lanes
+                        f = vload(F, at)
+                        nxt = vload(H, at)
+                        d = subs(adds(vh, vload(prof, ap + p * lanes)), vb)
+                        vstore(CM, at, vmax(vload(CM, at), d))
+                        h = vmax(d, vmax(e, f))
+                        vstore(H, at, h)
+                        hgo = subs(h, vgo)
+                        e = vmax(subs(e, vge), hgo)
+                        vstore(F, at, vmax(subs(f, vge), hgo))
+                        vh = nxt
+                    # horizontal gaps across the segment boundaries (and from the tile to the left)
+                    w = vmax(carry_scan(e, seg * gap_extend), subs(vfill(F, be[i]), ramp))
+                    g = w
+                    for p in range(seg):
+                        at = hb + p * lanes
+                        h = vload(H, at)
+                        if not any_gt(g, subs(h, vgo)):
+                            break
+                        h = vmax(h, g)
+                        vstore(H, at, h)
+                        vstore(F, at, vmax(vload(F, at), subs(h, vgo)))
+                        g = subs(g, vge)
+                    # this row's last column and outgoing gap, for the tile to the right
+                    dprev = bh[i]
+                    bh[i] = H[hb + size - 1]
+                    be[i] = vlast(vmax(e, subs(w, vseg)))
+                nextcorner[c + 1] = bh[i1 - 1]
+                vmx = z
+                for p in range(seg):
+                    vmx = vmax(vmx, vload(CM, hb + p * lanes))
+                if any_ge(vmx, vlim):
+                    saturated = True
+                    break
+            if saturated:
+                break
+            for c in range(1, tiles + 1):
+                corner[c] = nextcorner[c]
+            corner[0] = bh_in[i1 - 1]
+        if saturated:
+            for i in range(m):
+                bh[i] = bh_in[i]
+                be[i] = be_in[i]
+            return col
+        base = col - c0
+        for c in range(tiles):
+            if lanes == 64 and seg == 64 and (c + 1) * size <= ncols:
+                _transpose64(CM, c * size, natural, 0, scratch)
+                for x in range(size):
+                    out[base + c * size + x] = natural[x]
+                continue
+            for lane in range(lanes):
+                j0 = c * size + lane * seg
+                src = c * size + lane
+                if j0 + seg <= ncols:
+                    for p in range(seg):
+                        out[base + j0 + p] = CM[src + p * lanes]
+                else:
+                    for p in range(max(0, ncols - j0)):
+                        out[base + j0 + p] = CM[src + p * lanes]
+        col += ncols
+    return c1
+
+
+def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: int, hi: int, gap_open: int,
+                          gap_extend: int, out: np.ndarray, stretch: int = STRETCH_COLS,
+                          block: int = BLOCK_ROWS) -> None:
+    """As :func:`~.scan_kernels.column_maxima` (``out[j - lo]`` for ``lo <= j
+    < hi``, a pass starting fresh at ``lo``) from the query's codes ``q`` and
+    the score matrix, in SIMD lanes: 8 bits first; a stretch that saturates is
+    run again in 16, then 32 bits, and the next stretch goes back to the
+    narrowest lanes that hold the rows' ``H`` and ``E`` at its left edge.
+    ``stretch`` (columns, at least a tile) and ``block`` (rows): the kernel's
+    geometry."""
+    n = hi - lo
+    if n <= 0:
+        return
+    m = q.shape[0]
+    if m == 0:
+        out[:n] = 0
+        return
+    announce_compile(stretch_pass)
+    q = np.ascontiguousarray(q, dtype=np.intp)
+    _, passes = _tables(matrix)
+    bh = np.zeros(m, dtype=np.int64)
+    be = np.zeros(m, dtype=np.int64)
+    col, k = lo, 0
+    while col < hi:
+        _, tables, bias, lanes, limit, top = passes[k]
+        seg = max(1, min(TILE_BYTES // 64, -(-min(n, stretch) // lanes)))
+        tiles = max(1, -(-stretch // (seg * lanes)))
+        end = hi if k == 0 else min(hi, col + tiles * seg * lanes)  # wider lanes: one stretch at a time
+        got = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top), min(gap_extend, top),
+                           bias, limit, block, bh, be, out)
+        col = got
+        if got < end:
+            k += 1
+            if k == len(passes):
+                raise AssertionError("the 32-bit pass saturated; scores are checked to fit 32 bits")
+            continue
+        if k:
+            edge = max(int(bh.max()), int(be.max()))
+            k = next(x for x, p in enumerate(passes) if edge < p[4] or x == k)
