@@ -160,3 +160,32 @@ def test_end_at_last_column(scoring):
         want = last_column_alignment(q, t, scoring)
         assert a.to_dict() == want.to_dict(), (q.name, t.name)
         assert a.score == 0 or a.target_end == len(t)
+
+
+@pytest.mark.parametrize("base_cells", [64, 1 << 22])
+def test_whole_gpu_shape(monkeypatch, base_cells):
+    """The end, start and half passes with every warp of the GPU on one
+    problem (the shape of very long pairs), forced on small ones; with
+    known best scores (the end pass stops early) and ending in the last column."""
+    from oracle import last_column_alignment, last_column_pairs
+    from swgpu.engines.cuda import traceback_passes
+
+    monkeypatch.setattr(traceback_passes, "GRID_CELLS", 1)
+    rng = np.random.default_rng(base_cells + 7)
+    pairs = []
+    for i in range(10):
+        q = _dna(rng, f"q{i}", int(rng.integers(1, 3000)))
+        t = _dna(rng, f"t{i}", 0, _mutated(rng, q.text, 0.1) if i % 2 else "".join(rng.choice(list("ACGT"), 900)))
+        pairs.append((q, t if len(t) else q))
+    pairs.append((_dna(rng, "a", 0, "A"), _dna(rng, "long", 5_000)))
+    for scoring in DNA_SCORINGS:
+        _same(pairs, scoring, base_cells=base_cells)
+        gpu = get_engine("cuda").tracer(scoring)
+        cpu = get_engine("cpu").tracer(scoring)
+        expected = [cpu.align(q, t).score for q, t in pairs]
+        assert [a.to_dict() for a in gpu.align_many(pairs, expected=expected)] == \
+            [cpu.align(q, t).to_dict() for q, t in pairs]
+    lc = last_column_pairs()[:40]
+    got = get_engine("cuda").tracer(DNA_SCORINGS[0]).align_many(lc, end_at_last=True)
+    for (q, t), a in zip(lc, got):
+        assert a.to_dict() == last_column_alignment(q, t, DNA_SCORINGS[0]).to_dict()

@@ -130,3 +130,18 @@ def get_module(filename: str, options: tuple[str, ...] = (), name_expressions: t
     ``options`` are extra NVRTC options such as ``("-DQUERY_TILE=8",)``.
     """
     return _module(filename, tuple(options), arch(), tuple(name_expressions) if name_expressions else None)
+
+
+def resident_blocks(kernel, threads: int, device_id: int) -> int:
+    """Blocks of ``threads`` threads of ``kernel`` the GPU holds at once
+    (kernels whose warps wait on one another must not launch more)."""
+    cp = cupy()
+    attrs = cp.cuda.Device(device_id).attributes
+    func = getattr(kernel, "kernel", kernel)  # a RawKernel's driver function
+    try:
+        per_sm = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, threads, 0))
+    except Exception:  # no occupancy query: count registers (allocated per warp in units of 256)
+        regs = -(-int(kernel.num_regs) * 32 // 256) * 256 * (threads // 32)
+        per_sm = min(attrs["MaxRegistersPerMultiprocessor"] // max(regs, 1),
+                     attrs["MaxThreadsPerMultiProcessor"] // threads)
+    return max(1, per_sm) * int(attrs["MultiProcessorCount"])

@@ -51,21 +51,6 @@ def rows_per_lane(m: int) -> int:
     return ROWS_PER_LANE[-1]
 
 
-def _resident_blocks(kernel, threads: int, device_id: int) -> int:
-    """Blocks of ``kernel`` the GPU holds at once (all of them must be
-    resident: the long kernel's warps wait on one another)."""
-    cp = runtime.cupy()
-    attrs = cp.cuda.Device(device_id).attributes
-    func = getattr(kernel, "kernel", kernel)  # a RawKernel's driver function
-    try:
-        per_sm = int(cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, threads, 0))
-    except Exception:  # no occupancy query: count registers (allocated per warp in units of 256)
-        regs = -(-int(kernel.num_regs) * 32 // 256) * 256 * (threads // 32)
-        per_sm = min(attrs["MaxRegistersPerMultiprocessor"] // max(regs, 1),
-                     attrs["MaxThreadsPerMultiProcessor"] // threads)
-    return max(1, per_sm) * int(attrs["MultiProcessorCount"])
-
-
 class CudaGenomeScanner:
     """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`)."""
 
@@ -90,7 +75,7 @@ class CudaGenomeScanner:
             self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
-            self._long_blocks = _resident_blocks(self._long, 32 * WARPS, self.device_id)
+            self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
 
     def _window(self, m: int, span: int | None, r: int, length: int) -> int:
         """Own columns per problem: :data:`WINDOW`, or for long queries as

@@ -37,6 +37,12 @@ FIELDS = 10
 #: (shape ``_8``); smaller ones one warp each (``_1``).
 WIDE_ROWS = 512
 WIDE_CELLS = 1 << 21
+#: Problems of at least this many cells run alone on every warp of the GPU
+#: (shape ``_G``: the end, start and half passes of very long pairs).
+GRID_CELLS = 1 << 30
+NEG = -(1 << 29)  # kernels/sw_traceback.cu: TW_NEG
+NOSTOP = 0x7FFFFFFF
+_MODES = {"tw_sw_end": 0, "tw_sw_start": 1, "tw_nw_last": 2}
 #: Row-buffer ints of one launch (two rows of n + 1 per problem).
 ROW_BUDGET = 1 << 27
 #: Direction words (uint32, 8 cells each) of one ``tw_nw_path`` launch.
@@ -94,6 +100,10 @@ class TracebackPasses:
         self._k = {f"{name}{shape}": mod.get_function(f"{name}{shape}")
                    for name in ("tw_sw_end", "tw_sw_start", "tw_nw_last", "tw_nw_path") for shape in ("_1", "_8")}
         self._k["tw_split"] = mod.get_function("tw_split")
+        for name in _MODES:
+            self._k[name + "_G"] = mod.get_function(name + "_G")
+        self._grid_blocks = min(runtime.resident_blocks(self._k[name + "_G"], 32 * WARPS, cp.cuda.Device().id)
+                                for name in _MODES)
         self._streams = (cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True))
 
     # ---------------------------------------------------------------- launches
@@ -106,11 +116,18 @@ class TracebackPasses:
         ``width`` ints of each problem's result (host), or None."""
         cp = self.cp
         i32 = np.int32
-        wide = (desc[:, 1] >= WIDE_ROWS) & (desc[:, 1] * desc[:, 3] >= WIDE_CELLS)
+        cells = desc[:, 1] * desc[:, 3]
+        huge = (cells >= GRID_CELLS) & (desc[:, 1] > 0) if name in _MODES else np.zeros(desc.shape[0], bool)
+        wide = (desc[:, 1] >= WIDE_ROWS) & (cells >= WIDE_CELLS) & ~huge
         cp.cuda.get_current_stream().synchronize()  # inputs were written on the current stream
+        out = np.zeros((desc.shape[0], width), dtype=np.int32) if width else None
+        for k in np.flatnonzero(huge).tolist():
+            got = self._run_grid(name, desc[k], A, B, rows)
+            if width:
+                out[k] = got[:width]
         pending = []
         for shape, sel, stream in (("_8", np.flatnonzero(wide), self._streams[0]),
-                                   ("_1", np.flatnonzero(~wide), self._streams[1])):
+                                   ("_1", np.flatnonzero(~wide & ~huge), self._streams[1])):
             if sel.size == 0:
                 continue
             with stream:
@@ -120,12 +137,58 @@ class TracebackPasses:
                 grid = sel.size if shape == "_8" else -(-sel.size // WARPS)
                 self._k[name + shape]((grid,), (32 * WARPS,), args + ((res,) if width else ()))
             pending.append((sel, stream, res))
-        out = np.zeros((desc.shape[0], width), dtype=np.int32) if width else None
         for sel, stream, res in pending:
             stream.synchronize()
             if width:
                 out[sel] = res.get().reshape(sel.size, width)
         return out
+
+    def _run_grid(self, name: str, d: np.ndarray, A, B, rows) -> np.ndarray:
+        """Kernel ``name`` on one very large problem ``d``, every warp of the
+        GPU on it (shape ``_G``): the row buffer, progress counters and stop
+        strip set up here, the warps' results combined as the block shapes
+        combine them. Returns (best, i, j) for the end pass, (i, j) for the start."""
+        cp = self.cp
+        i32 = np.int32
+        mode = _MODES[name]
+        m, n, off = int(d[1]), int(d[3]), int(d[5])
+        stream = self._streams[0]
+        with stream:
+            H, F = rows[off:off + n + 1], rows[off + n + 1:off + 2 * (n + 1)]
+            if mode == 0:
+                H.fill(0)
+            elif mode == 1:
+                H.fill(NEG)
+            else:
+                H[:] = -(self.go + cp.arange(-1, n, dtype=cp.int64) * self.ge).astype(cp.int32)
+            H[0] = 0
+            F.fill(NEG)
+            warps = self._grid_blocks * WARPS
+            prog = cp.full(warps, -1, dtype=cp.int64)
+            stop = cp.full(1, NOSTOP, dtype=cp.int32)
+            res = cp.zeros(3 * warps, dtype=cp.int32)
+            args = (A, B, cp.asarray(np.ascontiguousarray(d)), i32(1), self.matrix, i32(self.K), i32(self.go),
+                    i32(self.ge), rows, res, prog, stop)
+            self._k[name + "_G"]((self._grid_blocks,), (32 * WARPS,), args)
+            if mode == 2:  # column 0 of row m
+                c0 = -(int(d[8]) + (m - 1) * self.ge)
+                H[0] = c0
+                F[0] = c0
+            got = res.get().reshape(warps, 3).astype(np.int64)
+        if mode == 0:  # the best score, then the smallest row, then the smallest column
+            best = int(got[:, 0].max())
+            if best <= 0:
+                return np.zeros(3, np.int32)
+            at = got[got[:, 0] == best]
+            k = np.lexsort((at[:, 2], at[:, 1]))[0]
+            return np.array([best, at[k, 1], at[k, 2]], np.int32)
+        if mode == 1:  # the first row with a hit
+            hit = got[got[:, 1] != 0]
+            if hit.size == 0:
+                return np.zeros(2, np.int32)
+            k = int(np.argmin(hit[:, 1]))
+            return np.array([hit[k, 1], hit[k, 2]], np.int32)
+        return np.zeros(0, np.int32)
 
     def _rows_pass(self, name: str, A, B, desc: np.ndarray, ncols: np.ndarray, width: int) -> np.ndarray:
         """Run ``name`` (``tw_sw_end`` or ``tw_sw_start``) over problems ``desc`` in

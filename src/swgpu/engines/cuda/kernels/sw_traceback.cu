@@ -6,7 +6,8 @@
 // per block), and "_8", eight warps per problem, warp w taking strips w, w + 8,
 // ... and following the warp of the strip above it through a progress counter
 // in shared memory (for long problems, whose strips would otherwise run one
-// after another).
+// after another); the END, START and LAST passes also in a third, "_G", every
+// warp of the GPU on one very large problem (progress counters in global memory).
 //
 // These kernels compute the same DP values as the CPU engine's Numba kernels
 // (swgpu/engines/cpu/pairwise.py) and apply the same tie rules (see
@@ -51,6 +52,9 @@ struct TwShared {
     volatile long long prog[TW_WARPS];  // (shape _8) strip * (n + 1) + columns of the row buffer written
     volatile int stop;                  // (shape _8) first strip that reached the goal (END, START)
     int rb[TW_WARPS], ri[TW_WARPS], rj[TW_WARPS];
+    volatile long long* prog_p;  // the progress counters: prog (shape _8) or global memory (shape _G)
+    volatile int* stop_p;        // the stop strip: &stop or global memory
+    int* gres;                   // (shape _G) per warp: best, bi, bj
 };
 
 struct TwResult {
@@ -78,30 +82,35 @@ __device__ __forceinline__ int tw_row0(const int j, const int go, const int ge)
 template <int NW>
 __device__ __forceinline__ int tw_load(const int* p)
 {
-    return NW > 1 ? __ldcg(p) : *p;  // rows written by another warp: read through L2
+    return NW != 1 ? __ldcg(p) : *p;  // rows written by another warp: read through L2
 }
 
 // (shape _8) wait until the strip above has written `need` columns; false
 // when this strip is past the stop strip (its result is not needed).
+template <int NW>
 __device__ __forceinline__ bool tw_wait(TwShared& S, const int pw, const long long need, const int strip)
 {
+    volatile long long* prog = NW == 0 ? S.prog_p : S.prog;
+    volatile int* stop = NW == 0 ? S.stop_p : &S.stop;
     int ok = 1;
     if ((threadIdx.x & 31) == 0) {
-        while (S.prog[pw] < need) {
-            if (S.stop < strip) { ok = 0; break; }
+        while (prog[pw] < need) {
+            if (*stop < strip) { ok = 0; break; }
             __nanosleep(64);
         }
     }
     ok = __shfl_sync(TW_FULL, ok, 0);
-    __threadfence_block();
+    __threadfence();
     return ok;
 }
 
+template <int NW>
 __device__ __forceinline__ void tw_publish(TwShared& S, const int wp, const long long value)
 {
+    volatile long long* prog = NW == 0 ? S.prog_p : S.prog;
     __threadfence();
     __syncwarp();
-    if ((threadIdx.x & 31) == 0) S.prog[wp] = value;
+    if ((threadIdx.x & 31) == 0) prog[wp] = value;
 }
 
 // The wavefront over one problem, by NW warps (wp: this warp's place among
@@ -116,9 +125,14 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                             int* __restrict__ Frow, unsigned int* __restrict__ dirs, const bool last_only = false)
 {
     const int lane = threadIdx.x & 31;
-    for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
-        Hrow[j] = j == 0 ? 0 : tw_row0<MODE>(j, go, ge);
-        Frow[j] = TW_NEG;
+    // NW == 0 (shape _G): every warp of the grid on one problem; the host
+    // sets up the row buffer, the progress counters and the stop strip
+    const int nw = NW > 0 ? NW : (int)gridDim.x * TW_WARPS;
+    if (NW > 0) {
+        for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
+            Hrow[j] = j == 0 ? 0 : tw_row0<MODE>(j, go, ge);
+            Frow[j] = TW_NEG;
+        }
     }
     if (NW > 1) {
         if (lane == 0) S.prog[wp] = -1;
@@ -128,12 +142,12 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
     } else {
         __syncwarp();
     }
-    const int pw = (wp + NW - 1) % NW;  // the warp of the strip above
+    const int pw = wp == 0 ? nw - 1 : wp - 1;  // the warp of the strip above
     int best = 0, bi = 0, bj = 0;
     const int W = (n + 7) >> 3;  // direction words per strip row
     const int nchunks = (n + 31) >> 5;
-    for (int strip = wp; strip * 32 < m; strip += NW) {
-        if (NW > 1 && S.stop < strip) break;
+    for (int strip = wp; strip * 32 < m; strip += nw) {
+        if (NW != 1 && *(NW == 0 ? S.stop_p : &S.stop) < strip) break;
         const int i0 = strip * 32;
         const long long base = (long long)(strip - 1) * (n + 1);
         const int i = i0 + lane + 1;
@@ -145,7 +159,7 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
         int diag = tw_col0<MODE>(i0, aux, ge);  // lane 0: H(i0, 0); other lanes get it from the shuffle at j = 0
         unsigned int word = 0;
         unsigned int* drow = dirs + ((long long)strip * W) * 32 + lane;
-        if (NW > 1 && strip > 0 && !tw_wait(S, pw, base + min(n, 64), strip)) break;
+        if (NW != 1 && strip > 0 && !tw_wait<NW>(S, pw, base + min(n, 64), strip)) break;
         // chunk 0 of the row buffer into shared memory, chunk 1 into registers
         int rh = 0, rf = 0, rb = 0;
         {
@@ -166,9 +180,9 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
             if (slot == 0 && s > 0) {
                 // chunk c = s / 32 goes to shared memory; chunk c + 1 is loaded
                 const int c = s >> 5;
-                if (NW > 1) {
-                    tw_publish(S, wp, base + (n + 1) + max(0, s - last));
-                    if (strip > 0 && !tw_wait(S, pw, base + min(n, (c + 2) << 5), strip)) { quit = true; break; }
+                if (NW != 1) {
+                    tw_publish<NW>(S, wp, base + (n + 1) + max(0, s - last));
+                    if (strip > 0 && !tw_wait<NW>(S, pw, base + min(n, (c + 2) << 5), strip)) { quit = true; break; }
                 }
                 __syncwarp();
                 if (c < nchunks) {
@@ -226,12 +240,12 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
             diag = up;
         }
         if (quit) break;
-        if (NW > 1) tw_publish(S, wp, base + (n + 1) + n);
+        if (NW != 1) tw_publish<NW>(S, wp, base + (n + 1) + n);
         __syncwarp();
         const bool done = (MODE == TW_START && __ballot_sync(TW_FULL, bi != 0)) ||
                           (MODE == TW_END && aux >= 0 && __ballot_sync(TW_FULL, best >= aux));
         if (done) {
-            if (NW > 1 && lane == 0) atomicMin((int*)&S.stop, strip);
+            if (NW != 1 && lane == 0) atomicMin((int*)(NW == 0 ? S.stop_p : &S.stop), strip);
             break;
         }
     }
@@ -262,6 +276,11 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                 if (oi != 0 && (bi == 0 || oi < bi)) { bi = oi; bj = oj; }
             }
         }
+    }
+    if (NW == 0 && lane == 0) {  // the host combines the warps
+        S.gres[3 * wp] = best;
+        S.gres[3 * wp + 1] = bi;
+        S.gres[3 * wp + 2] = bj;
     }
     if (MODE == TW_END && best == 0) { bi = 0; bj = 0; }
     r.best = best;
@@ -399,6 +418,35 @@ __device__ void tw_nw_path(TW_ARGS, unsigned int* __restrict__ dirs, unsigned ch
 
 TW_KERNELS(1)
 TW_KERNELS(8)
+
+// Shape _G: one problem (desc[0 ..]) on every warp of a grid that fits on the
+// GPU at once (passes END, START, LAST of very large problems). The host
+// sets up the row buffer (row 0), prog[] = -1 and *stop = TW_NOSTOP, and
+// combines res[3w .. 3w + 2] (best, bi, bj of warp w) as the block shapes do;
+// LAST: the host writes column 0 of row m.
+template <int MODE>
+__device__ __forceinline__ void tw_grid(TW_ARGS, int* __restrict__ res, long long* __restrict__ prog, int* __restrict__ stop)
+{
+    __shared__ TwShared S;
+    if (threadIdx.x == 0) { S.prog_p = prog; S.stop_p = stop; S.gres = res; }
+    tw_load_matrix(S, M, K);
+    const int w = threadIdx.x >> 5;
+    const int wp = blockIdx.x * TW_WARPS + w;
+    const int m = (int)desc[1], n = (int)desc[3];
+    const int step = desc[4] ? -1 : 1;
+    int* Hrow = rows + desc[5];
+    tw_wave<MODE, 0>(S, w, wp, K, A + desc[0], B + desc[2], step, m, n, go, ge, (int)desc[8], Hrow, Hrow + (n + 1),
+                     nullptr, MODE == TW_END && desc[9] != 0);
+}
+
+#define TW_GRID(NAME, MODE)                                                                                    \
+    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS, 2)                                                \
+    NAME(TW_ARGS, int* __restrict__ res, long long* __restrict__ prog, int* __restrict__ stop)                 \
+    { tw_grid<MODE>(A, B, desc, nprob, M, K, go, ge, rows, res, prog, stop); }
+
+TW_GRID(tw_sw_end_G, TW_END)
+TW_GRID(tw_sw_start_G, TW_START)
+TW_GRID(tw_nw_last_G, TW_LAST)
 
 // Problem p's forward last row (H at fwd[p], F after it, n[p] + 1 each) and the
 // reversed pass's (at bwd[p]) meet: j1 = the first column of the best sum of
