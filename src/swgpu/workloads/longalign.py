@@ -44,15 +44,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence as Seq
 
-import numpy as np
-
 from ..align.alignment import Alignment
-from ..align.scan_rule import best_end_points, cap_span, span_bound
+from ..align.scan_rule import cap_span, span_bound
 from ..engines import get_engine
 from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring
+from .genome_tasks import distributed, end_points_over_parts, trace_over_workers
 from .limits import check_int32
 from .strands import oriented, strands_for
 from .windows import end_windows, finish_traces, genome_codes, record_of
@@ -96,32 +95,6 @@ class LongResult:
         return self.end_points[0].score if self.end_points else 0
 
 
-def part_end_points(spec: dict) -> list[tuple[np.ndarray, np.ndarray]]:
-    """One task: the end points of ``spec["queries"]`` in the own columns
-    ``spec["own"]`` of the genome, on the engine of this process (a Dask
-    worker's GPU, or its CPU)."""
-    engine = get_engine(spec["device"], _worker_gpu() if spec["device"] != "cpu" else 0, threads=spec["threads"])
-    scanner = engine.genome_scanner(spec["scoring"], spec["method"])
-    return scanner.candidates(spec["queries"], spec["genome"], spec["bounds"], spec["floors"], spec["keep"],
-                              own=spec["own"], radius=spec["radius"], max_span=spec["max_span"])
-
-
-def trace_pairs(spec: dict) -> list[Alignment]:
-    """One task: the alignments of ``spec["pairs"]`` that end at each
-    window's last letter, on the engine of this process."""
-    engine = get_engine(spec["device"], _worker_gpu() if spec["device"] != "cpu" else 0, threads=spec["threads"])
-    tracer = engine.tracer(spec["scoring"])
-    return tracer.align_many(spec["pairs"], ThreadExecutor(spec["threads"]), spec["expected"], end_at_last=True)
-
-
-def _worker_gpu() -> int:
-    try:
-        from ..parallel.dask_executor import worker_gpu
-    except ImportError:
-        return 0
-    return worker_gpu()
-
-
 class LongAligner:
     """End points and alignments of long sequences (see the module docs).
 
@@ -153,16 +126,6 @@ class LongAligner:
 
     def _spec(self, **kw) -> dict:
         return dict(device=self.device, scoring=self.scoring, method=self.method, threads=self.threads, **kw)
-
-    def _parts(self, bounds: np.ndarray) -> list[tuple[int, int] | None]:
-        workers = getattr(self.executor, "workers", 0) if self.executor is not None else 0
-        if workers <= 0 or bounds[-1] == 0:
-            return [None]
-        try:
-            from ..parallel.parts import split_columns
-        except ImportError:  # pragma: no cover - the parts module ships with the executor
-            return [None]
-        return split_columns(bounds, 2 * workers)
 
     def align(self, query: Sequence, targets: Seq[Sequence], top: int = TOP, alignments: int = 1,
               min_score: int = 1, strand: str = "both",
@@ -205,25 +168,18 @@ class LongAligner:
         return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1)
 
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
-        progress = None
-        if on_progress is not None:
-            progress = lambda k, letters: on_progress(letters * len(queries[k]))  # noqa: E731
-        parts = self._parts(bounds)
-        common = dict(queries=queries, bounds=bounds, floors=[floor] * len(queries), keep=keep,
-                      radius=self.separation, max_span=self.max_alignment_length)
-        if parts == [None]:
-            scanner = self.engine.genome_scanner(self.scoring, self.method)
-            return scanner.candidates(queries, codes, bounds, common["floors"], keep, progress, radius=self.separation,
-                                      max_span=self.max_alignment_length)
-        genome = self.executor.scatter(codes) if hasattr(self.executor, "scatter") else codes
-        results = self.executor.map(part_end_points, [self._spec(genome=genome, own=own, **common) for own in parts])
-        out = []
-        for k, q in enumerate(queries):
-            cols = np.concatenate([r[k][0] for r in results])
-            scores = np.concatenate([r[k][1] for r in results])
-            out.append(best_end_points(cols, scores, keep))
+        floors = [floor] * len(queries)
+        if not distributed(self.executor):
+            progress = None
             if on_progress is not None:
-                on_progress(int(bounds[-1]) * len(q))
+                progress = lambda k, letters: on_progress(letters * len(queries[k]))  # noqa: E731
+            scanner = self.engine.genome_scanner(self.scoring, self.method)
+            return scanner.candidates(queries, codes, bounds, floors, keep, progress, radius=self.separation,
+                                      max_span=self.max_alignment_length)
+        out = end_points_over_parts(self.executor, self._spec(), queries, codes, bounds, floors, keep,
+                                    self.separation, self.max_alignment_length)
+        if on_progress is not None:
+            on_progress(int(bounds[-1]) * sum(len(q) for q in queries))
         return out
 
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
@@ -231,10 +187,9 @@ class LongAligner:
             return []
         pairs, meta = end_windows(targets, bounds, ends, self.span)
         expected = [m[2] for m in meta]
-        if self.executor is None or not hasattr(self.executor, "scatter"):
+        if distributed(self.executor):  # one task per alignment: the long ones are the work
+            alns = trace_over_workers(self.executor, self._spec(), pairs, expected, per_task=1)
+        else:
             tracer = self.engine.tracer(self.scoring)
             alns = tracer.align_many(pairs, ThreadExecutor(self.engine.threads), expected, end_at_last=True)
-        else:  # one task per alignment: the long ones are the work
-            specs = [self._spec(pairs=[p], expected=[e]) for p, e in zip(pairs, expected)]
-            alns = [a for part in self.executor.map(trace_pairs, specs) for a in part]
         return finish_traces(alns, meta)

@@ -41,7 +41,8 @@ from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
 from .limits import check_int32
 from .strands import oriented, strands_for
-from .windows import genome_codes, trace_end_points
+from .genome_tasks import distributed, end_points_over_parts, trace_over_workers
+from .windows import end_windows, finish_traces, genome_codes, trace_end_points
 
 __all__ = ["Scanner", "ScanResult", "cull", "CANDIDATES_PER_HIT", "METHODS"]
 
@@ -80,10 +81,14 @@ class Scanner:
 
     ``device``: ``auto``, ``cpu`` or ``cuda``; ``method``: ``auto`` (the
     fastest exact method of the engine) or ``rowscan`` (the row-parallel scan);
-    both report the same hits.
+    both report the same hits. ``executor``: a Dask executor
+    (:mod:`swgpu.parallel.dask_executor`) to spread the work over: the genome
+    is cut into parts (two per worker) whose end points are found in tasks
+    and merged, and the hits are traced in tasks (the same hits as one process).
     """
 
-    def __init__(self, scoring: Scoring, device: str = "auto", method: str = "auto", threads: int | None = None):
+    def __init__(self, scoring: Scoring, device: str = "auto", method: str = "auto", threads: int | None = None,
+                 executor=None):
         if method not in METHODS:
             raise InputError(f"unknown method {method!r}: use {' or '.join(METHODS)}", param="method")
         self.scoring = scoring
@@ -94,6 +99,8 @@ class Scanner:
         self.scanner = self.engine.genome_scanner(scoring, method)
         self.tracer = self.engine.tracer(scoring)
         self.executor = ThreadExecutor(self.engine.threads)
+        self.cluster = executor if distributed(executor) else None
+        self.threads = threads
         #: seconds spent finding end points and tracing hits in the last :meth:`scan`
         self.score_seconds = 0.0
         self.traceback_seconds = 0.0
@@ -141,14 +148,24 @@ class Scanner:
                 floor = max(floor, self.min_score_for(len(q), genome, evalue))
             floors.append(floor)
         t0 = time.perf_counter()
-        progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(oriented_queries[k][2])))
-        found = self.scanner.candidates([q.codes for _, _, q in oriented_queries], codes, bounds, floors,
-                                        CANDIDATES_PER_HIT * top, progress)
+        qcodes = [q.codes for _, _, q in oriented_queries]
+        base = dict(device=self.device, scoring=sc, method=self.method, threads=self.threads)
+        if self.cluster is not None:
+            found = end_points_over_parts(self.cluster, base, qcodes, codes, bounds, floors, CANDIDATES_PER_HIT * top)
+            if on_progress is not None:
+                on_progress(int(bounds[-1]) * sum(len(q) for q in qcodes))
+        else:
+            progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(qcodes[k])))
+            found = self.scanner.candidates(qcodes, codes, bounds, floors, CANDIDATES_PER_HIT * top, progress)
         t1 = time.perf_counter()
         ends = [(q, sign, col, score) for (k, sign, q), (cols, scores) in zip(oriented_queries, found)
                 for col, score in zip(cols.tolist(), scores.tolist())]
-        alns = trace_end_points(self.tracer, self.executor, genome, bounds, ends,
-                                lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend))
+        span_of = lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)  # noqa: E731
+        if self.cluster is not None:
+            pairs, meta = end_windows(genome, bounds, ends, span_of)
+            alns = finish_traces(trace_over_workers(self.cluster, base, pairs, [m[2] for m in meta]), meta)
+        else:
+            alns = trace_end_points(self.tracer, self.executor, genome, bounds, ends, span_of)
         per_query: list[list[Alignment]] = [[] for _ in queries]
         slot = [k for (k, _, _), (cols, _) in zip(oriented_queries, found) for _ in range(cols.size)]
         for aln, k in zip(alns, slot):

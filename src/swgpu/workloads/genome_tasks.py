@@ -1,0 +1,81 @@
+"""Tasks of the genome workloads (``scan``, genome-scale ``align``) for a
+Dask executor: module-level functions of one picklable ``spec`` dict each,
+run on the engine of the worker process (its GPU, or its CPU threads).
+Without an executor the workloads call the engines directly.
+
+Specs hold ``device``, ``scoring``, ``method`` and ``threads`` (None: the
+worker's threads), plus what the task needs (see each function).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..align.scan_rule import best_end_points
+from ..engines import get_engine
+from ..parallel.executors import ThreadExecutor
+from ..parallel.parts import split_columns
+
+__all__ = ["part_end_points", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers"]
+
+
+def _engine(spec: dict):
+    from ..parallel.dask_executor import worker_gpu, worker_threads
+
+    threads = spec["threads"] or worker_threads()
+    device = spec["device"]
+    return get_engine(device, worker_gpu() if device != "cpu" else 0, threads=threads), threads
+
+
+def part_end_points(spec: dict) -> list[tuple[np.ndarray, np.ndarray]]:
+    """End points of ``spec["queries"]`` (code arrays) in the genome columns
+    ``spec["own"]`` (``genome``, ``bounds``, ``floors``, ``keep``,
+    ``radius``, ``max_span`` as :meth:`GenomeScanner.candidates` takes them)."""
+    engine, _ = _engine(spec)
+    scanner = engine.genome_scanner(spec["scoring"], spec["method"])
+    return scanner.candidates(spec["queries"], spec["genome"], spec["bounds"], spec["floors"], spec["keep"],
+                              own=spec["own"], radius=spec["radius"], max_span=spec["max_span"])
+
+
+def trace_pairs(spec: dict) -> list[Alignment]:
+    """Alignments of ``spec["pairs"]`` ending at each window's last letter
+    (``expected``: their known scores)."""
+    engine, threads = _engine(spec)
+    tracer = engine.tracer(spec["scoring"])
+    return tracer.align_many(spec["pairs"], ThreadExecutor(threads), spec["expected"], end_at_last=True)
+
+
+def distributed(executor) -> bool:
+    """True for an executor of a Dask cluster (it has workers and ``scatter``)."""
+    return executor is not None and hasattr(executor, "scatter") and getattr(executor, "workers", 0) > 0
+
+
+def end_points_over_parts(executor, base: dict, queries, codes, bounds, floors, keep, radius=None,
+                          max_span=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """End points of every query along the genome, its columns cut into two
+    parts per worker, one task each; merged into each query's best ``keep``
+    (the same as one call over the whole genome)."""
+    genome = executor.scatter(codes)
+    parts = split_columns(bounds, 2 * executor.workers) or [(0, 0)]
+    specs = [dict(base, queries=queries, genome=genome, bounds=bounds, floors=floors, keep=keep, own=own,
+                  radius=radius, max_span=max_span) for own in parts]
+    results = executor.map(part_end_points, specs)
+    out = []
+    for k in range(len(queries)):
+        cols = np.concatenate([r[k][0] for r in results])
+        scores = np.concatenate([r[k][1] for r in results])
+        out.append(best_end_points(cols, scores, keep))
+    return out
+
+
+def trace_over_workers(executor, base: dict, pairs, expected, per_task: int | None = None) -> list[Alignment]:
+    """``trace_pairs`` over tasks of ``per_task`` pairs (default: the pairs
+    shared evenly, two tasks per worker), in order."""
+    if not pairs:
+        return []
+    if per_task is None:
+        per_task = max(1, -(-len(pairs) // (2 * executor.workers)))
+    specs = [dict(base, pairs=pairs[k:k + per_task], expected=expected[k:k + per_task])
+             for k in range(0, len(pairs), per_task)]
+    return [a for part in executor.map(trace_pairs, specs) for a in part]
