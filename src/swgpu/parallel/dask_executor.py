@@ -1,0 +1,303 @@
+"""A Dask distributed executor: tasks on worker processes of a local or remote cluster.
+
+:class:`DaskExecutor` has the two methods of :class:`~swgpu.parallel.executors.Executor`
+(``map`` and ``imap``, results in input order), so workloads run their tasks
+on a Dask cluster as they would on threads. It either starts a local cluster
+(one worker process per GPU, or CPU worker processes) or connects to a running
+scheduler (``tcp://host:8786``); :func:`executor_for` picks one from the
+options and ``SWGPU_SCHEDULER``.
+
+Workers are processes watched by a nanny: a worker that dies is restarted,
+and the scheduler runs its unfinished tasks again elsewhere (up to
+``distributed.scheduler.allowed-failures`` times per task; a local cluster
+allows at least :data:`ALLOWED_FAILURES`). So results do not depend on
+which worker ran what, or on workers lost on the way.
+
+Dask is imported only when an executor is made: ``import swgpu`` never imports it.
+
+>>> worker_gpu()
+0
+>>> local_shape(workers=None, threads_per_worker=None, cores=8)
+(8, 1)
+>>> local_shape(workers=3, threads_per_worker=None, cores=8)
+(3, 2)
+>>> local_shape(workers=None, threads_per_worker=4, cores=8)
+(2, 4)
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from collections import deque
+import warnings
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+from ..exceptions import InputError
+
+__all__ = ["DaskExecutor", "executor_for", "worker_gpu", "worker_threads", "local_shape", "ALLOWED_FAILURES",
+           "SCHEDULER_ENV"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Environment variable naming the scheduler to connect to when none is given.
+SCHEDULER_ENV = "SWGPU_SCHEDULER"
+#: Least number of worker deaths a task survives on a local cluster (it is then rerun each time).
+ALLOWED_FAILURES = 3
+_INSTALL = "the Dask executor needs dask.distributed: install swgpu[dist] (pip install 'swgpu[dist]')"
+
+
+def _distributed():
+    """``distributed``, or an InputError saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise InputError(_INSTALL, param="scheduler") from None
+    return distributed
+
+
+def local_shape(workers: int | None, threads_per_worker: int | None, cores: int | None = None) -> tuple[int, int]:
+    """``(worker processes, threads each)`` of a local CPU cluster: by default
+    one single-threaded worker per core; given one of the two, the other
+    shares the cores among them (at least 1)."""
+    cores = max(1, int(cores or os.cpu_count() or 1))
+    if workers is None and threads_per_worker is None:
+        return cores, 1
+    if workers is None:
+        return max(1, cores // threads_per_worker), threads_per_worker
+    return workers, threads_per_worker or max(1, cores // workers)
+
+
+def worker_gpu() -> int:
+    """The GPU id a task uses inside its worker (``get_engine("cuda", worker_gpu())``):
+    the first GPU the worker sees, 0. Each worker of a local GPU cluster sees
+    one GPU, its own (``CUDA_VISIBLE_DEVICES`` set to its id; CUDA numbers the
+    visible GPUs from 0 in each process). Start remote workers the same way,
+    one per GPU (``CUDA_VISIBLE_DEVICES=1 dask worker ...``); a worker that
+    sees several uses the first."""
+    return 0
+
+
+def worker_threads() -> int:
+    """Threads of the Dask worker running the calling task (1 outside a worker)."""
+    try:
+        from distributed import get_worker
+
+        return max(1, int(get_worker().state.nthreads))
+    except (ImportError, ValueError, AttributeError):
+        return 1
+
+
+def _cluster_for_gpus(gpus: list[int], threads: int):
+    """A local cluster of one worker process per GPU id, each seeing only its GPU."""
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        LocalCUDACluster = None
+    if LocalCUDACluster is not None:
+        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, gpus)), threads_per_worker=threads,
+                                dashboard_address=None, memory_limit=0)
+    from distributed import Nanny, Scheduler, SpecCluster
+
+    workers = {f"gpu-{g}": {"cls": Nanny, "options": {"nthreads": threads, "memory_limit": 0,
+                                                     "env": {"CUDA_VISIBLE_DEVICES": str(g)}}}
+               for g in gpus}
+    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
+                       silence_logs=logging.ERROR)
+
+
+class DaskExecutor:
+    """Runs tasks on a Dask cluster; results in input order.
+
+    Parameters
+    ----------
+    scheduler:
+        Address of a running scheduler (``tcp://host:8786``): connect to that cluster.
+        None: start a local cluster, closed with this executor.
+    workers:
+        Local CPU worker processes (default: cores // ``threads_per_worker``).
+    gpus:
+        GPU ids: a local cluster of one worker process per GPU, each with
+        ``CUDA_VISIBLE_DEVICES`` set to its id (``dask_cuda`` when installed).
+    threads_per_worker:
+        Threads of each local worker (default: cores // workers, at least 1).
+    retries:
+        Times a task that raised is run again (a worker's death is not
+        counted here: its tasks are always rerun, see the module docs).
+
+    Tasks must be functions defined at module level (they are pickled).
+    """
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, gpus: list[int] | None = None,
+                 threads_per_worker: int | None = None, retries: int = 1):
+        distributed = _distributed()
+        import dask
+
+        for name, value in (("workers", workers), ("threads", threads_per_worker)):
+            if value is not None and (not isinstance(value, int) or value < 1):
+                raise InputError(f"must be a whole number >= 1, got {value!r}", param=name)
+        if gpus is not None and (not gpus or any(not isinstance(g, int) or g < 0 for g in gpus)):
+            raise InputError(f"GPU ids must be whole numbers >= 0, got {gpus!r}", param="gpus")
+        if scheduler and (workers is not None or gpus is not None):
+            raise InputError(f"workers and gpus start a local cluster; not with the scheduler {scheduler}",
+                             param="workers" if workers is not None else "gpus")
+        self.retries = int(retries)
+        self.cluster = None
+        self.address = scheduler
+        if scheduler:
+            try:
+                self.client = distributed.Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}",
+                                 param="scheduler") from None
+            self._check_failures()
+            return
+        config = {"distributed.scheduler.allowed-failures":
+                  max(ALLOWED_FAILURES, int(dask.config.get("distributed.scheduler.allowed-failures")))}
+        with dask.config.set(config), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "port in use" and the like, from a local cluster starting
+            if gpus is not None:
+                self.cluster = _cluster_for_gpus(list(gpus), local_shape(len(gpus), threads_per_worker)[1])
+            else:
+                n, t = local_shape(workers, threads_per_worker)
+                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=t, processes=True,
+                                                        dashboard_address=None, memory_limit=0,
+                                                        silence_logs=logging.ERROR)
+            self.client = distributed.Client(self.cluster)
+        self.address = self.cluster.scheduler_address
+        self.client.wait_for_workers(len(self.cluster.workers), timeout=120)
+
+    def _check_failures(self) -> None:
+        """Warn when a remote scheduler lets tasks survive fewer worker deaths than ours."""
+        try:
+            allowed = self.client.run_on_scheduler(_allowed_failures)
+        except Exception:  # a scheduler that refuses to run functions: nothing to check
+            return
+        if allowed < ALLOWED_FAILURES:
+            warnings.warn(f"the Dask scheduler at {self.address} reruns a task after at most {allowed} worker "
+                          f"deaths (distributed.scheduler.allowed-failures); {ALLOWED_FAILURES} is advised",
+                          stacklevel=3)
+
+    # ------------------------------------------------------------ cluster
+
+    @property
+    def workers(self) -> int:
+        """Number of workers connected now."""
+        return len(self.addresses())
+
+    @property
+    def threads(self) -> int:
+        """Threads of all workers together."""
+        return sum(self.client.nthreads().values()) or 1
+
+    def addresses(self) -> list[str]:
+        """Addresses of the workers connected now, sorted."""
+        return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def run(self, fn: Callable[..., R], *args) -> dict[str, R]:
+        """``fn(*args)`` on every worker now (outside the task queue): ``{address: result}``."""
+        return self.client.run(fn, *args)
+
+    def close(self) -> None:
+        """Disconnect; a local cluster is shut down."""
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def __enter__(self) -> "DaskExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"DaskExecutor({self.address!r}, workers={self.workers})"
+
+    # ------------------------------------------------------------ tasks
+
+    def scatter(self, obj: Any):
+        """Send ``obj`` (a big array, a database part) to every worker once; the
+        returned future stands for it as a task argument."""
+        return self.client.scatter([obj], broadcast=True, hash=False)[0]
+
+    def submit(self, fn: Callable[..., R], *args, name: str | None = None, worker: str | None = None,
+               retries: int | None = None):
+        """A future of ``fn(*args)`` (never merged with another call: ``pure=False``);
+        ``name`` prefixes its key (``swgpu-NAME-...``); ``worker``: the address
+        to prefer (another runs it when that one is gone or busy elsewhere)."""
+        key = f"swgpu-{name or getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
+        where = {"workers": [worker], "allow_other_workers": True} if worker else {}
+        return self.client.submit(fn, *args, key=key, pure=False,
+                                  retries=self.retries if retries is None else retries, **where)
+
+    def gather(self, futures: list) -> list:
+        """The results of ``futures``, in order (the first error is raised)."""
+        return self.client.gather(list(futures))
+
+    def holders(self, futures: list) -> list[str | None]:
+        """For each future, a worker holding its result now (None: none yet)."""
+        who = self.client.who_has(list(futures))
+        return [(sorted(who.get(f.key) or []) or [None])[0] for f in futures]
+
+    def cancel(self, futures: list) -> None:
+        """Forget ``futures`` (their results are dropped from the workers)."""
+        self.client.cancel(list(futures))
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``[fn(x) for x in items]`` on the workers, in input order."""
+        futures = [self.submit(fn, x) for x in items]
+        try:
+            return self.gather(futures)
+        finally:
+            self.cancel(futures)
+
+    def imap(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """The same, yielded in input order; at most ``2 * threads`` tasks
+        (at least 4) are submitted ahead, so memory stays flat on huge inputs."""
+        window = max(4, 2 * self.threads)
+        it = iter(items)
+        pending: deque = deque()
+        try:
+            for x in it:
+                pending.append(self.submit(fn, x))
+                if len(pending) >= window:
+                    break
+            while pending:
+                result = pending.popleft().result()
+                for x in it:
+                    pending.append(self.submit(fn, x))
+                    break
+                yield result
+        finally:
+            if pending:
+                self.cancel(list(pending))
+
+
+def _allowed_failures(dask_scheduler=None) -> int:
+    return int(dask_scheduler.allowed_failures)
+
+
+def executor_for(scheduler: str | None = None, gpus: list[int] | None = None, workers: int | None = None,
+                 threads: int | None = None) -> DaskExecutor:
+    """The Dask executor of the options: connect to ``scheduler`` (default:
+    ``$SWGPU_SCHEDULER`` when set and not empty), else start a local cluster
+    of one worker per id of ``gpus``, else of ``workers`` CPU workers with
+    ``threads`` threads each. ``gpus`` is ignored with a scheduler (its workers
+    have their GPUs); ``workers`` with a scheduler is an error.
+    An :class:`~swgpu.exceptions.InputError` (``param="scheduler"``) when
+    dask.distributed is not installed."""
+    where = "scheduler"
+    if scheduler is None and os.environ.get(SCHEDULER_ENV, "").strip():
+        scheduler, where = os.environ[SCHEDULER_ENV], SCHEDULER_ENV
+    if scheduler is not None:
+        scheduler = scheduler.strip()
+        if not scheduler:
+            raise InputError(f"empty address in {where}: give one such as tcp://host:8786", param="scheduler")
+        if workers is not None:
+            raise InputError(f"workers start a local cluster; not with a scheduler ({where} {scheduler})",
+                             param="workers")
+    _distributed()
+    return DaskExecutor(scheduler, workers=workers, gpus=None if scheduler else gpus, threads_per_worker=threads)
