@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .checks import positive_float, positive_int
-from .options import (add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring, finish, gpu_ids, resolve_output,
-                      scoring_from, write_alignments)
+from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
+                      executor_from, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run", "DEFAULT_EVALUE"]
@@ -27,6 +27,7 @@ def add_parser(subparsers) -> None:
     add_device(p)
     add_strand(p, "both")
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
+    add_cluster(p)
     add_quiet(p)
     finish(p, run)
 
@@ -42,8 +43,6 @@ def _descriptions(db, wanted: bool) -> dict | None:
 def run(args) -> int:
     from ..io.database import Database
     from ..io.readers import read_sequences
-    from ..workloads.search import Searcher
-    from ..workloads.strands import strands_for
 
     report = Report("swgpu search", args.quiet, timings=args.timings)
     resolve_output(args)
@@ -53,7 +52,21 @@ def run(args) -> int:
                              expect=None if args.alphabet else db.alphabet)
     scoring = scoring_from(args, db.alphabet)
     report.phase("read")
-    searcher = Searcher(db, scoring, device=args.device, gpus=gpu_ids(args.gpus), threads=args.threads)
+    executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
+    try:
+        return _search(args, report, db, queries, scoring, executor)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _search(args, report, db, queries, scoring, executor) -> int:
+    from ..workloads.search import Searcher
+    from ..workloads.strands import strands_for
+
+    gpus = gpu_ids(args.gpus)
+    gpus = gpus if executor is None else None  # the cluster's workers have their GPUs
+    searcher = Searcher(db, scoring, device=args.device, gpus=gpus, threads=args.threads, executor=executor)
     report.phase("upload")  # engine start and the database on the device
     searcher.compile(queries, args.strand)
     report.phase("compile")  # the kernels these queries need, compiled or loaded from the disk cache
@@ -63,8 +76,9 @@ def run(args) -> int:
     cells_per_letter = db.total_residues * len(strands_for(args.strand, db.alphabet))  # cells
     total = sum(len(q) for q in queries) * cells_per_letter
     # the CPU engine scores queries one by one anyway: batches of one move the bar after each query
-    batch = {"batch": 1} if searcher.device == "cpu" else {}
-    with report.progress(total, f"searching {len(db):,} sequences"):
+    # (on a cluster, a batch is one round of tasks: keep them large)
+    batch = {"batch": 1} if searcher.device == "cpu" and executor is None else {}
+    with searcher, report.progress(total, f"searching {len(db):,} sequences"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
     report.phase("score", searcher.score_seconds)

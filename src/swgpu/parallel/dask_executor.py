@@ -148,7 +148,7 @@ class DaskExecutor:
         self.address = scheduler
         if scheduler:
             try:
-                self.client = distributed.Client(scheduler, timeout="20s")
+                self.client = distributed.Client(scheduler, timeout="10s")
             except (OSError, TimeoutError) as exc:
                 raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}",
                                  param="scheduler") from None
@@ -282,22 +282,29 @@ def _allowed_failures(dask_scheduler=None) -> int:
 
 def executor_for(scheduler: str | None = None, gpus: list[int] | None = None, workers: int | None = None,
                  threads: int | None = None) -> DaskExecutor:
-    """The Dask executor of the options: connect to ``scheduler`` (default:
-    ``$SWGPU_SCHEDULER`` when set and not empty), else start a local cluster
-    of one worker per id of ``gpus``, else of ``workers`` CPU workers with
-    ``threads`` threads each. ``gpus`` is ignored with a scheduler (its workers
-    have their GPUs); ``workers`` with a scheduler is an error.
+    """The Dask executor of the options: connect to ``scheduler``; else start a
+    local cluster of one worker per id of ``gpus``, or of ``workers`` CPU
+    workers with ``threads`` threads each; with none of the three, connect to
+    ``$SWGPU_SCHEDULER`` when it is set (and not empty), else start a local CPU
+    cluster (:func:`local_shape`). ``gpus`` is ignored with a scheduler (its
+    workers have their GPUs); ``workers`` with a scheduler is an error.
     An :class:`~swgpu.exceptions.InputError` (``param="scheduler"``) when
     dask.distributed is not installed."""
-    where = "scheduler"
-    if scheduler is None and os.environ.get(SCHEDULER_ENV, "").strip():
-        scheduler, where = os.environ[SCHEDULER_ENV], SCHEDULER_ENV
+    local = workers is not None or gpus is not None
+    from_env = scheduler is None and not local and bool(os.environ.get(SCHEDULER_ENV, "").strip())
+    if from_env:
+        scheduler = os.environ[SCHEDULER_ENV]
     if scheduler is not None:
         scheduler = scheduler.strip()
         if not scheduler:
-            raise InputError(f"empty address in {where}: give one such as tcp://host:8786", param="scheduler")
+            raise InputError("empty address: give one such as tcp://host:8786", param="scheduler")
         if workers is not None:
-            raise InputError(f"workers start a local cluster; not with a scheduler ({where} {scheduler})",
-                             param="workers")
+            raise InputError(f"a local cluster of {workers} workers, or the cluster of the scheduler "
+                             f"{scheduler}: give one of the two", param="workers")
     _distributed()
-    return DaskExecutor(scheduler, workers=workers, gpus=None if scheduler else gpus, threads_per_worker=threads)
+    try:
+        return DaskExecutor(scheduler, workers=workers, gpus=None if scheduler else gpus, threads_per_worker=threads)
+    except InputError as exc:
+        if from_env and exc.param == "scheduler":
+            raise InputError(f"{exc.message} (the address of ${SCHEDULER_ENV})", param="scheduler") from None
+        raise

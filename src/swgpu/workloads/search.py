@@ -38,10 +38,12 @@ from ..engines import resolve_device
 from ..exceptions import InputError
 from ..io.database import Database
 from ..io.sequence import Sequence
-from ..parallel.executors import ThreadExecutor
+from ..parallel.dask_executor import DaskExecutor
+from ..parallel.executors import Executor, ThreadExecutor
 from ..parallel.placement import Shard, devices, gather_scores, partition_by_residues
 from ..scoring import Scoring, Statistics
 from .limits import check_int32
+from .search_tasks import ClusterParts
 from .strands import oriented, strands_for
 from .tracing import PairJob, Traceback
 
@@ -98,41 +100,79 @@ class Searcher:
         GPU ids to spread the database over (``None``: all visible GPUs).
     threads:
         CPU threads (scoring on the CPU, tracebacks).
+    executor:
+        A :class:`~swgpu.parallel.dask_executor.DaskExecutor`: the database is
+        split over its workers, which score and trace there (``device`` is
+        then what the workers use; ``gpus`` is not used: each worker has its
+        GPU); see :mod:`.search_tasks`. Another executor (with ``map``) runs
+        the tracebacks in place of ``threads`` threads. Output is the same either way.
     """
 
     def __init__(self, database: Database, scoring: Scoring, device: str = "auto", gpus: list[int] | None = None,
-                 threads: int | None = None):
+                 threads: int | None = None, executor: Executor | None = None):
         if scoring.alphabet is not database.alphabet:
             raise InputError(f"the database is {database.alphabet.name} but the scoring is for "
                              f"{scoring.alphabet.name}", param="alphabet")
         self.database = database
         self.scoring = scoring
-        self.device = resolve_device(device)
         self.statistics = Statistics.for_scoring(scoring)
-        self.executor = ThreadExecutor(threads)
-        self.threads = self.executor.threads
+        self.executor = executor if executor is not None else ThreadExecutor(threads)
+        self.threads = ThreadExecutor(threads).threads
         self._longest = int(database.lengths.max()) if len(database) else 0
+        #: Wall seconds of scoring in :meth:`search` so far (for ``--timings``).
+        self.score_seconds = 0.0
+        self._cluster: ClusterParts | None = None
+        self._shards: list[Shard] = []
+        if isinstance(executor, DaskExecutor):
+            self._cluster = ClusterParts(executor, database, scoring, device, self.statistics)
+            self.device = self._cluster.engine_name  # as the workers resolved it
+            self.load_seconds = self._cluster.load_seconds
+            self._trace_seconds = 0.0
+            return
+        self.device = resolve_device(device)
         engines = devices(self.device, gpus, self.threads)
         self._traceback = Traceback(engines[0].tracer(scoring), self.statistics, self.executor, scoring=scoring)
         t0 = time.perf_counter()
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
         self._shards = [Shard.load(e.database_scorer(scoring), database, p) for e, p in zip(engines, parts)]
         self.load_seconds = time.perf_counter() - t0
-        #: Wall seconds of scoring in :meth:`search` so far (for ``--timings``).
-        self.score_seconds = 0.0
 
     @property
     def traceback_seconds(self) -> float:
         """Wall seconds spent tracing hits so far."""
-        return self._traceback.seconds
+        return self._trace_seconds if self._cluster is not None else self._traceback.seconds
+
+    def close(self) -> None:
+        """Release what the search holds on a Dask cluster (nothing otherwise);
+        the executor itself stays open."""
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def __enter__(self) -> "Searcher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _trace(self, jobs: list[PairJob]) -> list[Alignment]:
+        if self._cluster is None:
+            return self._traceback.all(jobs)
+        t0 = time.perf_counter()
+        try:
+            return self._cluster.trace(jobs)
+        finally:
+            self._trace_seconds += time.perf_counter() - t0
 
     def compile(self, queries: list[Sequence], strand: str = "both") -> float:
         """Compile (or load from the cache) the kernels that scoring these
         queries one by one and together (on ``strand``) would use; seconds (0 on the CPU)."""
         t0 = time.perf_counter()
         copies = len(strands_for(strand, self.database.alphabet))
+        lengths = [len(q) for q in queries for _ in range(copies)]
+        if self._cluster is not None:
+            self._cluster.compile(lengths)
         for s in self._shards:
-            s.scorer.compile([len(q) for q in queries for _ in range(copies)])
+            s.scorer.compile(lengths)
         return time.perf_counter() - t0
 
     def scores(self, query: Sequence) -> np.ndarray:
@@ -147,6 +187,8 @@ class Searcher:
         if not queries:
             return []
         codes = [q.codes for q in queries]
+        if self._cluster is not None:
+            return self._cluster.scores_many(codes)
         shard_ex = ThreadExecutor(len(self._shards))
         per_shard = shard_ex.map(lambda s: s.scorer.scores_many(codes), self._shards)
         return gather_scores(len(self.database), len(queries), list(zip(self._shards, per_shard)))
@@ -181,7 +223,7 @@ class Searcher:
     def _result(self, query: Sequence, scores: dict[str, np.ndarray], seconds: float, top: int,
                 evalue: float | None) -> SearchResult:
         jobs, best = self._jobs(query, scores, top, evalue)
-        return SearchResult(query, self._traceback.all(jobs), best, seconds, scores)
+        return SearchResult(query, self._trace(jobs), best, seconds, scores)
 
     def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
               evalue: float | None) -> tuple[list[PairJob], np.ndarray]:
@@ -224,7 +266,7 @@ class Searcher:
             seconds = (time.perf_counter() - t0) / len(chunk)
             # the hits of the whole batch are traced together (one GPU batch)
             prepared = [self._jobs(q, scores, top, evalue) for q, scores in zip(chunk, all_scores)]
-            alignments = iter(self._traceback.all([j for jobs, _ in prepared for j in jobs]))
+            alignments = iter(self._trace([j for jobs, _ in prepared for j in jobs]))
             for q, scores, (jobs, best) in zip(chunk, all_scores, prepared):
                 result = SearchResult(q, [next(alignments) for _ in jobs], best, seconds, scores)
                 if on_done is not None:

@@ -1,0 +1,63 @@
+"""The Dask cluster options (``--scheduler``, ``--workers``) and the executor
+they ask for; :mod:`.options` exports both with the other option groups.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser()
+>>> add_cluster(p)
+>>> p.parse_args(["--workers", "2"]).workers
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..exceptions import InputError
+from .checks import positive_int
+
+__all__ = ["add_cluster", "executor_from"]
+
+
+def add_cluster(p: argparse.ArgumentParser) -> None:
+    """``--scheduler`` and ``--workers``: run on a Dask cluster (:func:`executor_from`)."""
+    g = p.add_argument_group("Dask cluster (needs swgpu[dist]; see docs/distributed.md)")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+                        "(default: $SWGPU_SCHEDULER when set, unless --workers is given)")
+    g.add_argument("--workers", type=positive_int, default=None,
+                   help="run on a local Dask cluster of this many worker processes, >= 1: CPU workers "
+                        "(--threads threads each), or with a GPU one worker per GPU, the first N of --gpus")
+
+
+def executor_from(args):
+    """The Dask executor the options ask for (``--scheduler``, else
+    ``$SWGPU_SCHEDULER`` unless ``--workers`` is given, or ``--workers``), or
+    None to run in this process. With ``--workers N`` and a GPU in use
+    (``--device cuda``, or ``auto`` with a GPU), the local cluster has one
+    worker per GPU: the first N ids of ``--gpus``. Close it when done."""
+    from ..parallel.dask_executor import SCHEDULER_ENV
+
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
+    if scheduler is None and workers is None and not os.environ.get(SCHEDULER_ENV, "").strip():
+        return None
+    from ..parallel.dask_executor import executor_for
+
+    if scheduler is not None and workers is not None:
+        raise InputError(f"a local cluster of {workers} workers, or the cluster of --scheduler {scheduler}: "
+                         f"give one of the two", param="workers")
+    gpus = None
+    if workers is not None and scheduler is None and getattr(args, "device", "cpu") != "cpu":
+        from ..engines.base import gpu_count, resolve_device
+        from .options import gpu_ids
+
+        if resolve_device(args.device) == "cuda":
+            ids = gpu_ids(getattr(args, "gpus", "all"))
+            ids = list(range(gpu_count())) if ids is None else ids
+            if workers > len(ids):
+                raise InputError(f"{workers} GPU workers, but --gpus gives {len(ids)} GPU(s) "
+                                 f"({','.join(map(str, ids))}): one worker per GPU", param="workers")
+            if max(ids) >= gpu_count():
+                raise InputError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
+            gpus, workers = ids[:workers], None
+    return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None))

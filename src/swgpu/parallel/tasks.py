@@ -1,0 +1,120 @@
+"""Tasks that run on the workers of a :class:`~swgpu.parallel.dask_executor.DaskExecutor`:
+database parts loaded into a worker's engine and scored there.
+
+A part of a database travels as ``(residues, offsets)`` (:meth:`Database.select
+<swgpu.io.database.Database.select>` of its members); the first task of a
+part on a worker loads it into that worker's engine, and the loaded scorer
+is kept in the worker process (:data:`_LOADED`, keyed by the part's token,
+the scoring and the device), so that later batches of queries only send the
+queries. A worker that was restarted, or another worker that takes the part
+over, loads it again from the part's data.
+
+Tasks are plain functions of this module (pickled by reference); they run
+in-process too, which is how the doctest below checks them:
+
+>>> import numpy as np
+>>> from swgpu import Scoring, Sequence
+>>> residues = Sequence.from_text("t", "MKVLA", "protein").codes
+>>> data = (residues, np.array([0, 5]))
+>>> query = Sequence.from_text("q", "KVL", "protein").codes
+>>> [s.tolist() for s in score_part("doc-0", data, Scoring.default("protein"), "cpu", [query])]
+[[13]]
+>>> drop_parts("doc-0")
+1
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+import time
+from collections import OrderedDict
+
+import numpy as np
+
+from ..engines.base import get_engine, resolve_device
+from ..scoring import Scoring
+from .dask_executor import worker_gpu, worker_threads
+from .placement import Shard
+
+__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "scoring_key", "device_of", "CACHE_PARTS"]
+
+#: Loaded parts a worker keeps (the least recently used beyond this are dropped).
+CACHE_PARTS = 8
+
+#: (part token, scoring key, device) -> the part's Shard, in this worker process.
+_LOADED: "OrderedDict[tuple, Shard]" = OrderedDict()
+_lock = threading.Lock()
+
+
+def scoring_key(scoring: Scoring) -> str:
+    """A short digest naming ``scoring`` (matrix values, gaps, alphabet).
+
+    >>> scoring_key(Scoring.default("protein")) == scoring_key(Scoring.default("protein"))
+    True
+    """
+    return hashlib.sha1(pickle.dumps(scoring)).hexdigest()[:16]
+
+
+def hold(residues: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A part's data as a task result: kept on a worker, and computed again from
+    the task (which holds the data) when that worker is lost."""
+    return residues, offsets
+
+
+def device_of(device: str) -> str:
+    """The engine name ``device`` (``auto``, ``cpu``, ``cuda``) means on this worker."""
+    return resolve_device(device)
+
+
+def _engine(device: str):
+    name = resolve_device(device)
+    return get_engine(name, worker_gpu() if name == "cuda" else 0, threads=worker_threads())
+
+
+def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, device: str) -> tuple[Shard, float]:
+    """The loaded part ``token`` on this worker, and the seconds spent loading it now."""
+    key = (token, scoring_key(scoring), resolve_device(device))
+    with _lock:
+        shard = _LOADED.get(key)
+        if shard is not None:
+            _LOADED.move_to_end(key)
+            return shard, 0.0
+        t0 = time.perf_counter()
+        residues, offsets = data
+        scorer = _engine(device).database_scorer(scoring)
+        scorer.load_database(np.asarray(residues), np.asarray(offsets, dtype=np.int64))
+        shard = Shard(scorer, np.arange(len(offsets) - 1, dtype=np.int64))
+        _LOADED[key] = shard
+        while len(_LOADED) > CACHE_PARTS:
+            _LOADED.popitem(last=False)
+        return shard, time.perf_counter() - t0
+
+
+def load_part(token: str, data, scoring: Scoring, device: str) -> float:
+    """Load the part on this worker (if not loaded yet); seconds spent."""
+    return _shard(token, data, scoring, device)[1]
+
+
+def compile_part(token: str, data, scoring: Scoring, device: str, query_lengths: list[int]) -> float:
+    """Compile what scoring queries of these lengths against the part needs; seconds."""
+    shard, _ = _shard(token, data, scoring, device)
+    t0 = time.perf_counter()
+    shard.scorer.compile(list(query_lengths))
+    return time.perf_counter() - t0
+
+
+def score_part(token: str, data, scoring: Scoring, device: str, queries: list[np.ndarray]) -> list[np.ndarray]:
+    """Scores of ``queries`` (code arrays) against every sequence of the part, in the part's order."""
+    shard, _ = _shard(token, data, scoring, device)
+    return [np.asarray(s, dtype=np.int32) for s in shard.scorer.scores_many(list(queries))]
+
+
+def drop_parts(prefix: str) -> int:
+    """Forget the loaded parts whose token starts with ``prefix``; how many."""
+    with _lock:
+        gone = [k for k in _LOADED if k[0].startswith(prefix)]
+        for k in gone:
+            del _LOADED[k]
+    return len(gone)

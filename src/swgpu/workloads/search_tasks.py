@@ -1,0 +1,138 @@
+"""A search on a Dask cluster: the database split over the workers, scored and traced there.
+
+The database is split by residues (:func:`~swgpu.parallel.placement.partition_by_residues`,
+longest sequence first) into one part per worker (at least ``parts``). Each
+part's data is held on a worker by a task (:func:`swgpu.parallel.tasks.hold`)
+that the scheduler reruns elsewhere if that worker is lost, and each worker
+keeps the parts it has loaded (:mod:`swgpu.parallel.tasks`). A batch of queries
+is one task per part, sent to the worker holding it; the host gathers the
+scores into database order (:func:`~swgpu.parallel.placement.gather_scores`)
+and ranks the hits exactly as a search in one process does. The hits'
+alignments are traced by a few tasks (:func:`trace_jobs`), on the engines of
+the workers. Every step is exact, so the output is the one-process output.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+import warnings
+
+import numpy as np
+
+from ..align.alignment import Alignment
+from ..engines.base import get_engine, resolve_device
+from ..io.database import Database
+from ..parallel import tasks
+from ..parallel.dask_executor import DaskExecutor, worker_gpu, worker_threads
+from ..parallel.executors import ThreadExecutor
+from ..parallel.placement import Shard, gather_scores, partition_by_residues
+from ..scoring import Scoring, Statistics
+from .tracing import PairJob, Traceback
+
+__all__ = ["ClusterParts", "trace_jobs"]
+
+
+def trace_jobs(jobs: list[PairJob], scoring: Scoring, statistics: Statistics, device: str) -> list[Alignment]:
+    """Task: the alignments of ``jobs`` on this worker's engine (checked
+    against their search scores, annotated with ``statistics``)."""
+    name = resolve_device(device)
+    threads = worker_threads()
+    engine = get_engine(name, worker_gpu() if name == "cuda" else 0, threads=threads)
+    return Traceback(engine.tracer(scoring), statistics, ThreadExecutor(threads), scoring=scoring).all(jobs)
+
+
+class ClusterParts:
+    """A database split over the workers of ``executor``, for one scoring.
+
+    ``parts``: at least this many parts (default: one per worker).
+    """
+
+    def __init__(self, executor: DaskExecutor, database: Database, scoring: Scoring, device: str,
+                 statistics: Statistics, parts: int | None = None):
+        self.executor = executor
+        self.database = database
+        self.scoring = scoring
+        self.device = device
+        self.statistics = statistics
+        self.token = f"swgpu-db-{uuid.uuid4().hex}"
+        workers = executor.addresses()
+        count = max(1, min(len(database), max(parts or 0, len(workers))))
+        self._members = partition_by_residues(database.lengths, count) if count > 1 else \
+            [np.arange(len(database), dtype=np.int64)]
+        self._members = [m for m in self._members if m.size]
+        # the part's data rides in its task, so the scheduler can rebuild it on another worker
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ll]arge object.*")
+            self._data = [executor.submit(tasks.hold, *database.select(m), name="dbpart",
+                                          worker=workers[k % len(workers)] if workers else None)
+                          for k, m in enumerate(self._members)]
+        #: The engine each worker resolved ``device`` to (``cpu``, ``cuda``; ``mixed`` when they differ).
+        kinds = set(executor.run(tasks.device_of, device).values())
+        self.engine_name = kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else resolve_device(device))
+        t0 = time.perf_counter()
+        self._each(tasks.load_part, "load")
+        self.load_seconds = time.perf_counter() - t0
+
+    def _each(self, fn, name: str, *args) -> list:
+        """``fn(token-k, data_k, scoring, device, *args)`` for each part k, on the
+        worker holding its data (which has it loaded), results in part order."""
+        where = self.executor.holders(self._data)
+        futures = [self.executor.submit(fn, f"{self.token}-{k}", data, self.scoring, self.device, *args, name=name,
+                                        worker=w) for k, (data, w) in enumerate(zip(self._data, where))]
+        return self.executor.gather(futures)
+
+    @property
+    def parts(self) -> int:
+        return len(self._members)
+
+    def compile(self, query_lengths: list[int]) -> float:
+        """Compile on the workers what these query lengths need; wall seconds."""
+        t0 = time.perf_counter()
+        self._each(tasks.compile_part, "compile", list(query_lengths))
+        return time.perf_counter() - t0
+
+    def scores_many(self, codes: list[np.ndarray]) -> list[np.ndarray]:
+        """Every database sequence's score of each query (code arrays), database order."""
+        per_part = self._each(tasks.score_part, "score", codes)
+        shards = [Shard(None, m) for m in self._members]  # only their members are read
+        return gather_scores(len(self.database), len(codes), list(zip(shards, per_part)))
+
+    def trace(self, jobs: list[PairJob]) -> list[Alignment]:
+        """Alignments of ``jobs``, in order, traced by a few tasks (about two per
+        worker, of similar numbers of cells)."""
+        if not jobs:
+            return []
+        groups = _groups([len(j.query) * len(j.target) for j in jobs], 2 * max(1, self.executor.workers))
+        futures = [self.executor.submit(trace_jobs, jobs[a:b], self.scoring, self.statistics, self.device,
+                                        name="trace") for a, b in groups]
+        return [aln for part in self.executor.gather(futures) for aln in part]
+
+    def close(self) -> None:
+        """Release the parts (their data, and the scorers the workers keep)."""
+        self.executor.cancel(self._data)
+        self._data = []
+        try:
+            self.executor.run(tasks.drop_parts, self.token)
+        except Exception:  # workers already gone: nothing left to free
+            pass
+
+
+def _groups(costs: list[int], count: int) -> list[tuple[int, int]]:
+    """``[a, b)`` ranges of consecutive items, at most ``count``, of similar total cost.
+
+    >>> _groups([5, 1, 1, 1, 1, 1], 2)
+    [(0, 1), (1, 6)]
+    >>> _groups([1, 1, 1], 8)
+    [(0, 1), (1, 2), (2, 3)]
+    """
+    total = sum(costs)
+    count = max(1, min(count, len(costs)))
+    out, a, acc = [], 0, 0
+    for i, c in enumerate(costs):
+        acc += c
+        if acc * count >= total * (len(out) + 1) and len(out) < count - 1:
+            out.append((a, i + 1))
+            a = i + 1
+    out.append((a, len(costs)))
+    return [g for g in out if g[0] < g[1]]
