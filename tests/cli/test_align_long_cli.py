@@ -34,3 +34,20 @@ def test_end_points_table_and_alignments(run_cli, files):
 def test_bad_values_exit_2(run_cli, files, flag, value):
     code, out, err = run_cli(["align", "q.fa", "t.fa", "--ends", "2", flag, value, "--device", "cpu"], files)
     assert code == 2 and flag in err and "Traceback" not in err
+
+
+def test_workers_give_the_same_files(run_cli, files):
+    pytest.importorskip("distributed")
+    outs = []
+    for extra in ([], ["--workers", "2", "--threads", "1"]):
+        code, out, err = run_cli(["align", "q.fa", "t.fa", "--ends", "5", "--alignments", "2", "--ends-out",
+                                  "ends.tsv", "-o", "a.sam", "--device", "cpu", "--quiet"] + extra, files)
+        assert code == 0, err
+        sam = [x for x in (files / "a.sam").read_text().splitlines() if not x.startswith("@PG")]  # the command line
+        outs.append(((files / "ends.tsv").read_text(), sam))
+    assert outs[0] == outs[1]
+
+
+def test_workers_need_ends(run_cli, files):
+    code, out, err = run_cli(["align", "q.fa", "t.fa", "--workers", "2", "--device", "cpu"], files)
+    assert code == 2 and "--workers" in err and "--ends" in err

@@ -37,7 +37,7 @@ MAPPING = [
     (ALIGN, "format", "--format"),
     (ALIGN, "output", "-o"),
     (ALIGN, "query", "query"),        # a positional: no flag
-    (ALIGN, "gpus", "gpus"),          # align has no --gpus
+    (ALIGN, "gpus", "--gpus"),        # the local cluster of --ends
     (SEARCH, "query", "-q"),
     (SEARCH, "db", "-d"),
     (SEARCH, "database", "-d"),

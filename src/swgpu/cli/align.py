@@ -6,8 +6,8 @@ of the best of them (:mod:`swgpu.workloads.longalign`)."""
 from __future__ import annotations
 
 from .checks import non_negative_int, positive_int
-from .options import (add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring, finish, resolve_output,
-                      scoring_from, write_alignments)
+from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
+                      executor_from, finish, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -37,13 +37,25 @@ def add_parser(subparsers) -> None:
     g.add_argument("--max-alignment-length", type=positive_int, default=None, metavar="LETTERS",
                    help="with --ends: the longest alignment of interest on the target (bounds the overlap of "
                         "parts and the traceback windows; default: what the score budget allows)")
+    g.add_argument("--gpus", default="all", help="with --ends and --workers: GPUs of the local cluster, all or "
+                                                 "ids such as 0,1 (default all)")
+    add_cluster(p)
     add_quiet(p)
     finish(p, run)
 
 
 def run(args) -> int:
     if args.ends is not None:
-        return run_long(args)
+        executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
+        try:
+            return run_long(args, executor)
+        finally:
+            if executor is not None:
+                executor.close()
+    if args.scheduler is not None or args.workers is not None:
+        from ..exceptions import InputError
+
+        raise InputError("a Dask cluster runs genome-scale alignment only: give --ends too", param="workers")
     from ..io.readers import read_sequences
     from ..workloads.align import align_all
 
@@ -69,7 +81,7 @@ def run(args) -> int:
     return 0
 
 
-def run_long(args) -> int:
+def run_long(args, executor=None) -> int:
     """``--ends``: genome-scale alignment of each query record against the targets."""
     from ..io.readers import read_sequences
     from ..io.writers.output import OutputFile
@@ -84,7 +96,7 @@ def run_long(args) -> int:
                              expect=None if args.alphabet else queries[0].alphabet)
     scoring = scoring_from(args, queries[0].alphabet)
     report.phase("read")
-    aligner = LongAligner(scoring, device=args.device, threads=args.threads,
+    aligner = LongAligner(scoring, device=args.device, threads=args.threads, executor=executor,
                           separation=args.separation or SEPARATION, max_alignment_length=args.max_alignment_length)
     letters = sum(len(t) for t in targets)
     strands = len(strands_for(args.strand, scoring.alphabet))

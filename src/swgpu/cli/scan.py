@@ -4,8 +4,8 @@ the best hits of each query on both strands, with alignments."""
 from __future__ import annotations
 
 from .checks import positive_float, positive_int
-from .options import (add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring, finish,
-                      resolve_output, scoring_from, write_alignments)
+from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
+                      executor_from, finish, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -31,11 +31,22 @@ def add_parser(subparsers) -> None:
     add_output(p, "blast6")
     add_device(p)
     add_strand(p, "both")
+    p.add_argument("--gpus", default="all", help="with --workers: GPUs of the local cluster, all or ids such as 0,1")
+    add_cluster(p)
     add_quiet(p)
     finish(p, run)
 
 
 def run(args) -> int:
+    executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
+    try:
+        return _scan(args, executor)
+    finally:
+        if executor is not None:
+            executor.close()
+
+
+def _scan(args, executor) -> int:
     from ..io.readers import read_sequences
     from ..workloads.scan import Scanner
     from ..workloads.strands import strands_for
@@ -50,7 +61,7 @@ def run(args) -> int:
                              expect=None if args.alphabet else alphabet)
     scoring = scoring_from(args, alphabet)
     report.phase("read")
-    scanner = Scanner(scoring, device=args.device, method=args.method, threads=args.threads)
+    scanner = Scanner(scoring, device=args.device, method=args.method, threads=args.threads, executor=executor)
     report.phase("upload")
     evalue = args.evalue
     if evalue is None and args.min_score is None and scanner.statistics.available:
