@@ -97,6 +97,15 @@ def test_gpu_id_inside_a_worker(ex):
     assert all(gpu == 0 for _, gpu in ex.run(_visible_gpus).values())
 
 
+def test_gpu_cluster_gives_each_worker_its_gpu(monkeypatch):
+    """One worker process per GPU id, each seeing only its GPU (as GPU 0); the
+    plain Dask spec cluster here (no dask_cuda), which needs no GPU to start."""
+    monkeypatch.setitem(sys.modules, "dask_cuda", None)
+    with DaskExecutor(gpus=[0, 1], threads_per_worker=1) as gpu_ex:
+        assert gpu_ex.workers == 2
+        assert sorted(gpu_ex.run(_visible_gpus).values()) == [("0", 0), ("1", 0)]
+
+
 def test_killed_worker_tasks_rerun(ex):
     """A worker process killed in the middle of a run: its nanny starts a new
     one, the scheduler reruns its tasks, and the results are the same."""
