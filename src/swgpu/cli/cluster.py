@@ -21,7 +21,7 @@ __all__ = ["add_cluster", "executor_from"]
 
 def add_cluster(p: argparse.ArgumentParser) -> None:
     """``--scheduler`` and ``--workers``: run on a Dask cluster (:func:`executor_from`)."""
-    g = p.add_argument_group("Dask cluster (needs swgpu[dist]; see docs/distributed.md)")
+    g = p.add_argument_group("Dask cluster (needs swgpu[dist]; see docs/search.md)")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
                         "(default: $SWGPU_SCHEDULER when set, unless --workers is given)")

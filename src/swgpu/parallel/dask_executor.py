@@ -46,6 +46,8 @@ R = TypeVar("R")
 SCHEDULER_ENV = "SWGPU_SCHEDULER"
 #: Least number of worker deaths a task survives on a local cluster (it is then rerun each time).
 ALLOWED_FAILURES = 3
+#: Seconds to wait for a first worker of a remote cluster.
+WAIT_FOR_WORKERS = 30
 _INSTALL = "the Dask executor needs dask.distributed: install swgpu[dist] (pip install 'swgpu[dist]')"
 
 
@@ -152,6 +154,12 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}",
                                  param="scheduler") from None
+            try:
+                self.client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+            except TimeoutError:
+                self.client.close()
+                raise InputError(f"the Dask scheduler at {scheduler} has no workers (waited {WAIT_FOR_WORKERS} s): "
+                                 f"start some with `dask worker {scheduler}`", param="scheduler") from None
             self._check_failures()
             return
         config = {"distributed.scheduler.allowed-failures":
@@ -248,7 +256,12 @@ class DaskExecutor:
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[fn(x) for x in items]`` on the workers, in input order."""
-        futures = [self.submit(fn, x) for x in items]
+        items = list(items)
+        if not items:
+            return []
+        prefix = f"swgpu-{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
+        futures = self.client.map(fn, items, key=[f"{prefix}-{i}" for i in range(len(items))], pure=False,
+                                  retries=self.retries)
         try:
             return self.gather(futures)
         finally:

@@ -63,7 +63,7 @@ class ClusterParts:
         self._members = [m for m in self._members if m.size]
         # the part's data rides in its task, so the scheduler can rebuild it on another worker
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*[Ll]arge object.*")
+            warnings.filterwarnings("ignore", message=".*[Ll]arge (object|graph)")
             self._data = [executor.submit(tasks.hold, *database.select(m), name="dbpart",
                                           worker=workers[k % len(workers)] if workers else None)
                           for k, m in enumerate(self._members)]

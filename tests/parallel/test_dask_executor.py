@@ -1,0 +1,154 @@
+"""``swgpu.parallel.dask_executor``: results in input order on a local cluster of
+two worker processes, scattered data as task arguments, errors that reach the
+caller, a worker killed during a run, and ``executor_for``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from swgpu.exceptions import InputError  # noqa: E402
+from swgpu.parallel.dask_executor import SCHEDULER_ENV, DaskExecutor, executor_for, worker_gpu  # noqa: E402
+
+
+def _jittered_square(x):
+    # later items finish first, so an executor that yields by completion would reorder
+    time.sleep(0.002 * ((7 - x) % 5))
+    return x * x
+
+
+def _slow_square(x):
+    time.sleep(0.15)
+    return x * x, os.getpid()
+
+
+def _row_sum(array, row):
+    return int(array[row].sum())
+
+
+def _refuse(x):
+    if x == 3:
+        raise InputError(f"item {x} refused", param="query")
+    return x
+
+
+def _visible_gpus():
+    return os.environ.get("CUDA_VISIBLE_DEVICES"), worker_gpu()
+
+
+@pytest.fixture(scope="module")
+def ex():
+    with DaskExecutor(workers=2, threads_per_worker=1) as executor:
+        yield executor
+
+
+def test_local_cluster_of_worker_processes(ex):
+    assert ex.workers == 2
+    pids = ex.run(os.getpid)
+    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+    assert "DaskExecutor(" in repr(ex)
+
+
+def test_map_keeps_input_order(ex):
+    items = list(range(25))
+    assert ex.map(_jittered_square, items) == [x * x for x in items]
+    assert ex.map(_jittered_square, iter(items)) == [x * x for x in items]  # any iterable
+    assert ex.map(_jittered_square, []) == []
+
+
+def test_imap_in_order_with_bounded_look_ahead(ex):
+    pulled = []
+
+    def items():
+        for x in range(40):
+            pulled.append(x)
+            yield x
+
+    it = ex.imap(_jittered_square, items())
+    assert next(it) == 0
+    assert len(pulled) <= max(4, 2 * ex.threads) + 1  # not the whole input
+    assert [0] + list(it) == [x * x for x in range(40)]
+    assert list(ex.imap(_jittered_square, [])) == []
+
+
+def test_scatter_is_a_task_argument(ex):
+    array = np.arange(60, dtype=np.int64).reshape(6, 10)
+    data = ex.scatter(array)
+    futures = [ex.submit(_row_sum, data, r) for r in range(6)]
+    assert ex.gather(futures) == [int(row.sum()) for row in array]
+    assert all(f.key.startswith("swgpu-") for f in futures)
+
+
+def test_task_errors_reach_the_caller(ex):
+    with pytest.raises(InputError) as info:
+        ex.map(_refuse, range(6))
+    assert info.value.param == "query" and info.value.message == "item 3 refused"
+
+
+def test_gpu_id_inside_a_worker(ex):
+    # CPU workers do not set CUDA_VISIBLE_DEVICES; a task's GPU is the worker's first
+    assert all(gpu == 0 for _, gpu in ex.run(_visible_gpus).values())
+
+
+def test_gpu_cluster_gives_each_worker_its_gpu(monkeypatch):
+    """One worker process per GPU id, each seeing only its GPU (as GPU 0); the
+    plain Dask spec cluster here (no dask_cuda), which needs no GPU to start."""
+    monkeypatch.setitem(sys.modules, "dask_cuda", None)
+    with DaskExecutor(gpus=[0, 1], threads_per_worker=1) as gpu_ex:
+        assert gpu_ex.workers == 2
+        assert sorted(gpu_ex.run(_visible_gpus).values()) == [("0", 0), ("1", 0)]
+
+
+def test_killed_worker_tasks_rerun(ex):
+    """A worker process killed in the middle of a run: its nanny starts a new
+    one, the scheduler reruns its tasks, and the results are the same."""
+    items = list(range(16))
+    futures = [ex.submit(_slow_square, x) for x in items]
+    time.sleep(0.5)  # both workers busy
+    victim = sorted(ex.run(os.getpid).values())[0]
+    os.kill(victim, signal.SIGKILL)
+    results = ex.gather(futures)
+    assert [r for r, _ in results] == [x * x for x in items]
+    ex.client.wait_for_workers(2, timeout=60)
+    pids = set(ex.run(os.getpid).values())
+    assert victim not in pids and len(pids) == 2  # restarted
+    assert ex.map(_jittered_square, range(5)) == [0, 1, 4, 9, 16]
+
+
+def test_executor_for_connects_to_the_scheduler_of_the_environment(ex, monkeypatch):
+    monkeypatch.setenv(SCHEDULER_ENV, ex.address)
+    with executor_for() as remote:
+        assert remote.cluster is None and remote.address == ex.address
+        assert remote.map(_jittered_square, range(4)) == [0, 1, 4, 9]
+    assert ex.map(_jittered_square, [3]) == [9]  # closing a connection leaves the cluster running
+
+
+def test_executor_for_refuses_bad_options(monkeypatch):
+    monkeypatch.delenv(SCHEDULER_ENV, raising=False)
+    with pytest.raises(InputError) as info:
+        executor_for("   ")
+    assert info.value.param == "scheduler" and "tcp://host:8786" in info.value.message
+    with pytest.raises(InputError) as info:
+        executor_for("tcp://127.0.0.1:8786", workers=2)
+    assert info.value.param == "workers"
+    with pytest.raises(InputError) as info:
+        DaskExecutor(workers=0)
+    assert info.value.param == "workers"
+    with pytest.raises(InputError) as info:
+        DaskExecutor(gpus=[-1])
+    assert info.value.param == "gpus"
+
+
+def test_without_distributed_one_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails
+    with pytest.raises(InputError) as info:
+        executor_for(workers=2)
+    assert info.value.param == "scheduler" and "swgpu[dist]" in info.value.message
+    assert "\n" not in str(info.value)
