@@ -29,14 +29,15 @@ def _genome(rng, sizes, planted=()):
 
 @pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1", "40/-60/80/10"])
 @pytest.mark.parametrize("window", [7, 64, 4096])
-def test_end_points_equal_the_cpu_engine(scoring, window):
+@pytest.mark.parametrize("method", ["auto", "rowscan"])
+def test_end_points_equal_the_cpu_engine(scoring, window, method):
     rng = np.random.default_rng(window)
     queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
                enumerate((1, 5, 33, 70, 200))]
     genome = _genome(rng, (1, 50, 3000, 9000), [q.text for q in queries[2:]])
     codes = np.concatenate([r.codes for r in genome])
     bounds = np.cumsum([0] + [len(r) for r in genome])
-    gpu = get_engine("cuda").genome_scanner(scoring)
+    gpu = get_engine("cuda").genome_scanner(scoring, method)
     gpu.window = window
     cpu = get_engine("cpu").genome_scanner(scoring)
     qs = [q.codes for q in queries]
@@ -85,13 +86,14 @@ def test_long_kernel_identical_sequences_past_16_bits():
 
 
 @pytest.mark.parametrize("scoring", SCORINGS[:2], ids=["2/-3/5/2", "1/-2/6/1"])
-def test_hits_equal_the_cpu_engine(scoring):
+@pytest.mark.parametrize("method", ["auto", "rowscan"])
+def test_hits_equal_the_cpu_engine(scoring, method):
     rng = np.random.default_rng(4)
     queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
                enumerate((20, 64, 256))]
     comp = str.maketrans("ACGT", "TGCA")
     genome = _genome(rng, (20_000, 5_000), [q.text for q in queries] + [q.text.translate(comp)[::-1] for q in queries])
-    got = Scanner(scoring, device="cuda").scan(queries, genome, top=5, min_score=15)
+    got = Scanner(scoring, device="cuda", method=method).scan(queries, genome, top=5, min_score=15)
     want = Scanner(scoring, device="cpu").scan(queries, genome, top=5, min_score=15)
     for r, w in zip(got, want):
         assert [h.to_dict() for h in r.hits] == [h.to_dict() for h in w.hits]
@@ -121,3 +123,14 @@ def test_ecoli_100_fragments_planted_back(shared_data):
     for r, (a, b, sign) in zip(results, spots):
         h = r.hits[0]
         assert h.strand == sign and h.target_start < b and a < h.target_end, (r.query.name, h.target_start, a)
+
+
+def test_rowscan_identical_sequences_past_16_bits():
+    rng = np.random.default_rng(10)
+    q = "".join(rng.choice(list("ACGT"), 17_000))
+    rec = "".join(rng.choice(list("ACGT"), 2_000)) + q + "".join(rng.choice(list("ACGT"), 1_500))
+    query, codes = Sequence.from_text("q", q, "dna"), Sequence.from_text("r", rec, "dna").codes
+    bounds = np.array([0, len(rec)])
+    a = get_engine("cuda").genome_scanner(SCORINGS[0], "rowscan").candidates([query.codes], codes, bounds, 500, 5)
+    b = get_engine("cpu").genome_scanner(SCORINGS[0]).candidates([query.codes], codes, bounds, 500, 5)
+    assert a[0][1][0] == 34_000 and a[0][0].tolist() == b[0][0].tolist() and a[0][1].tolist() == b[0][1].tolist()

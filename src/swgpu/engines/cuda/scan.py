@@ -31,6 +31,8 @@ FIELDS = 11
 WARPS = 8
 #: Own columns per problem.
 WINDOW = 4096
+#: Own columns per problem of the row-parallel scan.
+ROWSCAN_WINDOW = 1 << 18
 #: Row-buffer ints of one launch (3 per window column; 4 GiB).
 ROW_BUDGET = 1 << 30
 #: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
@@ -55,13 +57,15 @@ class CudaGenomeScanner:
     """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`)."""
 
     def __init__(self, scoring: Scoring, device_id: int = 0, method: str = "auto"):
-        if method != "auto":
-            raise EngineError(f"method {method!r} does not run on the GPU yet; use auto (the same end points)",
-                              param="method")
+        if method not in ("auto", "rowscan"):
+            raise EngineError(f"unknown method {method!r}: use auto or rowscan", param="method")
+        self.method = method
         self.scoring = scoring
         self.device_id = int(device_id)
         self.window = WINDOW
         self.long_query = LONG_QUERY  # queries of this many letters or more run on the long kernel
+        if method == "rowscan":  # whole rows of long windows: fewer lead-in columns per own column
+            self.window = ROWSCAN_WINDOW
         self.last_timings: dict = {}
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
@@ -74,6 +78,7 @@ class CudaGenomeScanner:
             packed = self._K <= 8 and int(m.min()) >= -128 and int(m.max()) <= 127
             self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
             self._points = mod.get_function("sc_points")
+            self._rowscan = mod.get_function("sc_rowscan")
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
             self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
 
@@ -117,6 +122,29 @@ class CudaGenomeScanner:
                 rows.append(block)
         return np.concatenate(rows) if rows else np.zeros((0, FIELDS), dtype=np.int64)
 
+    def _row_scan(self, A, B, d: np.ndarray, rows) -> None:
+        """The row-parallel scan (``sc_rowscan``) over problems ``d``: one
+        launch per query row, a block per (problem, tile of columns)."""
+        cp = self._cp
+        i32 = np.int32
+        sc = self.scoring
+        tile = 1024  # kernels/scan.cu: SC_RS_TILE
+        tiles = -(-d[:, 3] // tile)
+        first = np.zeros(d.shape[0] + 1, dtype=np.int64)
+        np.cumsum(tiles, out=first[1:])
+        ms = d[:, 1]
+        top = int(ms.max()) if ms.size else 0
+        # a gap longer than this costs more than the longest query can score
+        halo = max(1, (top * sc.matrix.max_score - sc.gap_open) // max(sc.gap_extend, 1) + 1)
+        if sc.gap_extend == 0:
+            halo = int(d[:, 3].max())
+        halo = int(min(halo, int(d[:, 3].max()))) if ms.size else 1
+        dd, tf = cp.asarray(d.ravel()), cp.asarray(first)
+        for i in range(1, top + 1):
+            self._rowscan((int(first[-1]),), (256,),
+                          (A, B, dd, i32(d.shape[0]), tf, self._matrix, i32(self._K), i32(sc.gap_open),
+                           i32(sc.gap_extend), rows, i32(i), i32(halo)))
+
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None, max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
         cp = self._cp
@@ -134,8 +162,10 @@ class CudaGenomeScanner:
                 B = cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8))
             start = 0
             is_long = desc[:, 1] >= self.long_query
+            if self.method == "rowscan":
+                is_long[:] = False
             while start < desc.shape[0]:
-                need = np.where(is_long[start:], 6, 3) * (desc[start:, 3] + 1)
+                need = np.where(is_long[start:], 6, 5 if self.method == "rowscan" else 3) * (desc[start:, 3] + 1)
                 take = max(1, int(np.searchsorted(np.cumsum(need), ROW_BUDGET, side="right")))
                 d = desc[start:start + take].copy()
                 lg = is_long[start:start + take]
@@ -146,10 +176,13 @@ class CudaGenomeScanner:
                 first = np.zeros(take + 1, dtype=np.int64)
                 np.cumsum(own, out=first[1:])
                 cap = int((own // (d[:, 7] + 1) + 1).sum())
-                rows = cp.empty(int(off[-1]), dtype=np.int32)
+                rows = (cp.zeros if self.method == "rowscan" else cp.empty)(int(off[-1]), dtype=np.int32)
                 ev = [cp.cuda.Event(), cp.cuda.Event()]
                 ev[0].record()
                 short = d[~lg]
+                if self.method == "rowscan":
+                    self._row_scan(A, B, short, rows)
+                    short = short[:0]
                 shapes = np.array([rows_per_lane(int(x)) for x in short[:, 1]])
                 for r in np.unique(shapes).tolist():
                     sel = short[shapes == r]

@@ -303,3 +303,89 @@ extern "C" __global__ void sc_points(const int* __restrict__ rows, const long lo
         }
     }
 }
+
+// sc_rowscan -- the seed method (Khajeh-Saeed et al., localized as Yasui and
+// Ino): the matrix one query row at a time, each row's columns in parallel.
+// One launch per row i; block (problem p, tile t) takes the tile's own
+// columns and the `halo` columns before it:
+//   F(i, j) = max(F(i-1, j) - ge, H(i-1, j) - go),
+//   Ht(j)   = max(0, H(i-1, j-1) + s(q_i, t_j), F(i, j)),
+//   E(i, j) = max over k < j of Ht(k) - go - (j-1-k) ge   (a max-scan along the row),
+//   H(i, j) = max(Ht(j), E(i, j)),
+// and the column maxima C[j] = max(C[j], H(i-1, j-1) + s). The scan uses Ht
+// instead of H: a gap that follows a gap is no better than one longer gap
+// (go >= ge). It reaches back `halo` columns only: a gap longer than that
+// costs more than the query can score. Exact 32-bit cells (the mixed 8/32-bit
+// words of the seed are not used). Row buffers of a problem at desc[4]:
+// H, F of even rows, C, H, F of odd rows (n + 1 ints each), all 0 at the start.
+#define SC_RS_TILE 1024
+#define SC_RS_THREADS 256
+
+extern "C" __global__ void __launch_bounds__(SC_RS_THREADS)
+sc_rowscan(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const long long* __restrict__ desc,
+           const int nprob, const long long* __restrict__ tile_first, const int* __restrict__ M, const int K,
+           const int go, const int ge, int* __restrict__ rows, const int i, const int halo)
+{
+    __shared__ int SM[SC_MAXK * SC_MAXK];
+    __shared__ int wmax[SC_RS_THREADS / 32];
+    for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];
+    __syncthreads();
+    const long long g = blockIdx.x;
+    int lo = 0, hi = nprob - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (tile_first[mid] <= g) lo = mid; else hi = mid - 1;
+    }
+    const long long* d = desc + (long long)lo * SC_FIELDS;
+    const int m = (int)d[1], n = (int)d[3];
+    if (i > m) return;
+    const int t = (int)(g - tile_first[lo]);
+    const unsigned char* b = B + d[2];
+    const int* row = SM + (int)A[d[0] + i - 1] * K;
+    int* base = rows + d[4];
+    const int* Hp = base + (long long)((i - 1) & 1) * 3 * (n + 1);
+    const int* Fp = Hp + (n + 1);
+    int* Hc = base + (long long)(i & 1) * 3 * (n + 1);
+    int* Fc = Hc + (n + 1);
+    int* C = base + 2 * (n + 1);
+    const int own0 = t * SC_RS_TILE + 1, own1 = min(n, (t + 1) * SC_RS_TILE);  // own columns (1-based)
+    const int J0 = max(1, own0 - halo);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int carry = SC_NEG;  // max of Ht(k) + (k - J0) ge over the columns before this chunk
+    for (int c0 = J0; c0 <= own1; c0 += SC_RS_THREADS) {
+        const int j = c0 + threadIdx.x;
+        int key = SC_NEG, ht = 0, f = 0;
+        if (j <= own1) {
+            const int up = __ldcg(Hp + j);
+            f = max((i > 1 ? __ldcg(Fp + j) : SC_NEG) - ge, up - go);  // row 0: no F
+            const int dd = __ldcg(Hp + j - 1) + row[b[j - 1]];
+            ht = __vimax3_s32_relu(dd, f, SC_NEG);
+            key = ht + (j - J0) * ge;
+            if (j >= own0) C[j] = max(C[j], dd);
+        }
+        // inclusive max-scan of key over the block
+        int x = key;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int y = __shfl_up_sync(SC_FULL, x, o);
+            if (lane >= o) x = max(x, y);
+        }
+        if (lane == 31) wmax[warp] = x;
+        __syncthreads();
+        int before = carry;  // the max over every column before this thread's warp
+        for (int w = 0; w < warp; ++w) before = max(before, wmax[w]);
+        const int incl = max(before, x);
+        int excl = __shfl_up_sync(SC_FULL, incl, 1);
+        if (lane == 0) excl = before;
+        int total = carry;
+        for (int w = 0; w < SC_RS_THREADS / 32; ++w) total = max(total, wmax[w]);
+        __syncthreads();
+        carry = total;
+        if (j >= own0 && j <= own1) {
+            // E(i, j) = max over k < j of Ht(k) - go - (j - 1 - k) ge
+            const int e = excl - go - (j - 1 - J0) * ge;
+            Hc[j] = max(ht, e);
+            Fc[j] = f;
+        }
+    }
+}
