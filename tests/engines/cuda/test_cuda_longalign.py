@@ -42,3 +42,29 @@ def test_planted_copies_equal_the_cpu_engine(scoring):
     assert [e.to_dict() for e in g.end_points] == [e.to_dict() for e in c.end_points]
     assert [a.to_dict() for a in g.alignments] == [a.to_dict() for a in c.alignments]
     assert g.best_score > 15_000
+
+
+def test_ecoli_200_kbp_against_1_mbp(shared_data):
+    """A 200 kbp E. coli slice against a 1 Mbp slice with mutated copies of
+    pieces of it planted on both strands: the top 50 end points and the best 3
+    alignments equal the CPU engine's (alignments promised under 60 kbp)."""
+    from swgpu import read_sequences
+
+    g = read_sequences(shared_data / "dna" / "ecoli_K12_MG1655.fasta.gz", "dna")[0].text.upper()
+    rng = np.random.default_rng(200)
+    q = g[100_000:300_000]
+    t = g[2_000_000:3_000_000]
+    for at, (a, b), minus in ((50_000, (0, 40_000), False), (400_000, (60_000, 90_000), True),
+                              (700_000, (150_000, 170_000), False), (999_000 - 15_000, (180_000, 195_000), True)):
+        piece = _mutate(rng, q[a:b], 0.03)
+        if minus:
+            piece = piece.translate(COMP)[::-1]
+        t = t[:at] + piece + t[at + len(piece):]
+    query, target = Sequence.from_text("q", q, "dna"), [Sequence.from_text("t", t[:1_000_000], "dna")]
+    scoring = Scoring.build("dna", match=1, mismatch=-3, gap_open=5, gap_extend=2)
+    runs = [LongAligner(scoring, device=d, max_alignment_length=60_000).align(query, target, top=50, alignments=3)
+            for d in ("cuda", "cpu")]
+    g_, c_ = runs
+    assert [e.to_dict() for e in g_.end_points] == [e.to_dict() for e in c_.end_points]
+    assert [a.to_dict() for a in g_.alignments] == [a.to_dict() for a in c_.alignments]
+    assert {a.strand for a in g_.alignments} == {"+", "-"} and g_.best_score > 30_000
