@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .checks import non_negative_int, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
-                      executor_from, finish, resolve_output, scoring_from, write_alignments)
+                      cluster_of, finish, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -46,12 +46,8 @@ def add_parser(subparsers) -> None:
 
 def run(args) -> int:
     if args.ends is not None:
-        executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
-        try:
+        with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
             return run_long(args, executor)
-        finally:
-            if executor is not None:
-                executor.close()
     if args.scheduler is not None or args.workers is not None:
         from ..exceptions import InputError
 
@@ -108,14 +104,12 @@ def run_long(args, executor=None) -> int:
                                          on_progress=report.advance))
     report.phase("score", sum(r.score_seconds for r in results))
     report.phase("traceback", sum(r.traceback_seconds for r in results))
-    ends = 0
     if args.ends_out is not None:
         with OutputFile(args.ends_out) as out:
             out.write("#rank\tquery\ttarget\tstrand\ttarget_end\tscore\n")
             for r in results:
                 for k, e in enumerate(r.end_points, 1):
                     out.write(f"{k}\t{r.query.name}\t{e.target}\t{e.strand}\t{e.target_end}\t{e.score}\n")
-                    ends += 1
     written = write_alignments(args, scoring, [(a, r.query.text) for r in results for a in r.alignments],
                                targets=[(t.name, len(t)) for t in targets])
     report.phase("write")

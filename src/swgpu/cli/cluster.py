@@ -11,12 +11,13 @@ they ask for; :mod:`.options` exports both with the other option groups.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 
 from ..exceptions import InputError
 from .checks import positive_int
 
-__all__ = ["add_cluster", "executor_from"]
+__all__ = ["add_cluster", "executor_from", "cluster_of"]
 
 
 def add_cluster(p: argparse.ArgumentParser) -> None:
@@ -61,3 +62,15 @@ def executor_from(args):
                 raise InputError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
             gpus, workers = ids[:workers], None
     return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None))
+
+
+@contextlib.contextmanager
+def cluster_of(args):
+    """``with cluster_of(args) as executor``: :func:`executor_from`, closed
+    at the end of the block (None: run in this process)."""
+    executor = executor_from(args)
+    try:
+        yield executor
+    finally:
+        if executor is not None:
+            executor.close()

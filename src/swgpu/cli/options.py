@@ -12,11 +12,11 @@ import shlex
 
 from ..exceptions import InputError
 from .checks import gap_penalty, non_positive_int, positive_int
-from .cluster import add_cluster, executor_from  # noqa: F401  (the cluster options, with the others here)
+from .cluster import add_cluster, cluster_of, executor_from  # noqa: F401  (the cluster options, with the others)
 
 __all__ = ["Parser", "UsageError", "add_scoring", "add_output", "add_device", "add_quiet", "add_cluster", "finish",
-           "param_flags", "gpu_ids", "executor_from", "scoring_from", "check_scoring", "resolve_output", "format_from_name", "program_line",
-           "write_alignments"]
+           "param_flags", "gpu_ids", "executor_from", "cluster_of", "scoring_from", "check_scoring", "resolve_output",
+           "format_from_name", "program_line", "write_alignments"]
 
 # Library parameter names that are not the ``dest`` of the option they come from.
 PARAM_ALIASES = {

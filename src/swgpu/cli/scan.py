@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .checks import positive_float, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
-                      executor_from, finish, resolve_output, scoring_from, write_alignments)
+                      cluster_of, finish, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -38,12 +38,8 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
-    try:
+    with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
         return _scan(args, executor)
-    finally:
-        if executor is not None:
-            executor.close()
 
 
 def _scan(args, executor) -> int:

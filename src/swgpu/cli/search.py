@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .checks import positive_float, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
-                      executor_from, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
+                      cluster_of, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run", "DEFAULT_EVALUE"]
@@ -52,12 +52,8 @@ def run(args) -> int:
                              expect=None if args.alphabet else db.alphabet)
     scoring = scoring_from(args, db.alphabet)
     report.phase("read")
-    executor = executor_from(args)  # a Dask cluster, with --scheduler or --workers
-    try:
+    with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
         return _search(args, report, db, queries, scoring, executor)
-    finally:
-        if executor is not None:
-            executor.close()
 
 
 def _search(args, report, db, queries, scoring, executor) -> int:

@@ -38,7 +38,8 @@ from ..scoring import Scoring
 from .dask_executor import worker_gpu, worker_threads
 from .placement import Shard
 
-__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "scoring_key", "device_of", "CACHE_PARTS"]
+__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "scoring_key", "device_of", "worker_engine",
+           "CACHE_PARTS"]
 
 #: Loaded parts a worker keeps (the least recently used beyond this are dropped).
 CACHE_PARTS = 8
@@ -68,9 +69,16 @@ def device_of(device: str) -> str:
     return resolve_device(device)
 
 
-def _engine(device: str):
+def worker_engine(device: str, threads: int | None = None):
+    """``(engine, threads)``: the engine ``device`` means in this worker (its
+    GPU, or its CPU) with ``threads`` CPU threads (default: the worker's)."""
     name = resolve_device(device)
-    return get_engine(name, worker_gpu() if name == "cuda" else 0, threads=worker_threads())
+    threads = threads or worker_threads()
+    return get_engine(name, worker_gpu() if name == "cuda" else 0, threads=threads), threads
+
+
+def _engine(device: str):
+    return worker_engine(device)[0]
 
 
 def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, device: str) -> tuple[Shard, float]:

@@ -13,19 +13,17 @@ import numpy as np
 
 from ..align.alignment import Alignment
 from ..align.scan_rule import best_end_points
-from ..engines import get_engine
 from ..parallel.executors import ThreadExecutor
 from ..parallel.parts import split_columns
+from ..parallel.tasks import worker_engine
+from .windows import end_windows, finish_traces
 
-__all__ = ["part_end_points", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers"]
+__all__ = ["part_end_points", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers",
+           "find_end_points", "trace_ends"]
 
 
 def _engine(spec: dict):
-    from ..parallel.dask_executor import worker_gpu, worker_threads
-
-    threads = spec["threads"] or worker_threads()
-    device = spec["device"]
-    return get_engine(device, worker_gpu() if device != "cpu" else 0, threads=threads), threads
+    return worker_engine(spec["device"], spec["threads"])
 
 
 def part_end_points(spec: dict) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -79,3 +77,31 @@ def trace_over_workers(executor, base: dict, pairs, expected, per_task: int | No
     specs = [dict(base, pairs=pairs[k:k + per_task], expected=expected[k:k + per_task])
              for k in range(0, len(pairs), per_task)]
     return [a for part in executor.map(trace_pairs, specs) for a in part]
+
+
+def find_end_points(scanner, cluster, base: dict, queries, codes, bounds, floors, keep, on_progress=None,
+                    radius=None, max_span=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """End points of every query: over parts on ``cluster`` (a Dask
+    executor) when given, else by ``scanner`` (a genome scanner of this
+    process). ``on_progress(cells)`` as the work advances."""
+    if cluster is not None:
+        out = end_points_over_parts(cluster, base, queries, codes, bounds, floors, keep, radius, max_span)
+        if on_progress is not None:
+            on_progress(int(bounds[-1]) * sum(len(q) for q in queries))
+        return out
+    progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(queries[k])))
+    return scanner.candidates(queries, codes, bounds, floors, keep, progress, radius=radius, max_span=max_span)
+
+
+def trace_ends(tracer, executor, cluster, base: dict, genome, bounds, ends, span_of,
+               per_task: int | None = None) -> list[Alignment]:
+    """The alignment of each end point (:func:`~.windows.end_windows`):
+    in tasks on ``cluster`` when given (``per_task`` pairs each), else by
+    ``tracer`` with its CPU work on ``executor``."""
+    pairs, meta = end_windows(genome, bounds, ends, span_of)
+    expected = [m[2] for m in meta]
+    if cluster is not None:
+        alns = trace_over_workers(cluster, base, pairs, expected, per_task)
+    else:
+        alns = tracer.align_many(pairs, executor, expected, end_at_last=True) if pairs else []
+    return finish_traces(alns, meta)

@@ -51,10 +51,10 @@ from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring
-from .genome_tasks import distributed, end_points_over_parts, trace_over_workers
+from .genome_tasks import distributed, find_end_points, trace_ends
 from .limits import check_int32
 from .strands import oriented, strands_for
-from .windows import end_windows, finish_traces, genome_codes, record_of
+from .windows import genome_codes, record_of
 
 __all__ = ["LongAligner", "LongResult", "EndPoint", "SEPARATION", "TOP"]
 
@@ -118,6 +118,7 @@ class LongAligner:
         self.separation = int(separation)
         self.max_alignment_length = max_alignment_length
         self.method = method
+        self._here = None  # (genome scanner, tracer) of this process, made on first use
 
     def span(self, m: int) -> int | None:
         """Most target letters an alignment of a query of ``m`` letters spans here."""
@@ -168,28 +169,22 @@ class LongAligner:
         return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1)
 
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
-        floors = [floor] * len(queries)
-        if not distributed(self.executor):
-            progress = None
-            if on_progress is not None:
-                progress = lambda k, letters: on_progress(letters * len(queries[k]))  # noqa: E731
-            scanner = self.engine.genome_scanner(self.scoring, self.method)
-            return scanner.candidates(queries, codes, bounds, floors, keep, progress, radius=self.separation,
-                                      max_span=self.max_alignment_length)
-        out = end_points_over_parts(self.executor, self._spec(), queries, codes, bounds, floors, keep,
-                                    self.separation, self.max_alignment_length)
-        if on_progress is not None:
-            on_progress(int(bounds[-1]) * sum(len(q) for q in queries))
-        return out
+        cluster = self.executor if distributed(self.executor) else None
+        scanner = None if cluster is not None else self._local()[0]
+        return find_end_points(scanner, cluster, self._spec(), queries, codes, bounds, [floor] * len(queries), keep,
+                               on_progress, self.separation, self.max_alignment_length)
 
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
         if not ends:
             return []
-        pairs, meta = end_windows(targets, bounds, ends, self.span)
-        expected = [m[2] for m in meta]
-        if distributed(self.executor):  # one task per alignment: the long ones are the work
-            alns = trace_over_workers(self.executor, self._spec(), pairs, expected, per_task=1)
-        else:
-            tracer = self.engine.tracer(self.scoring)
-            alns = tracer.align_many(pairs, ThreadExecutor(self.engine.threads), expected, end_at_last=True)
-        return finish_traces(alns, meta)
+        cluster = self.executor if distributed(self.executor) else None
+        tracer = None if cluster is not None else self._local()[1]
+        # on a cluster one task per alignment: the long ones are the work
+        return trace_ends(tracer, ThreadExecutor(self.engine.threads), cluster, self._spec(), targets, bounds, ends,
+                          self.span, per_task=1)
+
+    def _local(self):
+        """This process's genome scanner and tracer, made on first use."""
+        if self._here is None:
+            self._here = (self.engine.genome_scanner(self.scoring, self.method), self.engine.tracer(self.scoring))
+        return self._here

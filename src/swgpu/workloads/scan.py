@@ -30,8 +30,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence as Seq
 
-import numpy as np
-
 from ..align.alignment import Alignment
 from ..align.scan_rule import span_bound
 from ..engines import get_engine
@@ -39,10 +37,10 @@ from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
+from .genome_tasks import distributed, find_end_points, trace_ends
 from .limits import check_int32
 from .strands import oriented, strands_for
-from .genome_tasks import distributed, end_points_over_parts, trace_over_workers
-from .windows import end_windows, finish_traces, genome_codes, trace_end_points
+from .windows import genome_codes
 
 __all__ = ["Scanner", "ScanResult", "cull", "CANDIDATES_PER_HIT", "METHODS"]
 
@@ -150,22 +148,13 @@ class Scanner:
         t0 = time.perf_counter()
         qcodes = [q.codes for _, _, q in oriented_queries]
         base = dict(device=self.device, scoring=sc, method=self.method, threads=self.threads)
-        if self.cluster is not None:
-            found = end_points_over_parts(self.cluster, base, qcodes, codes, bounds, floors, CANDIDATES_PER_HIT * top)
-            if on_progress is not None:
-                on_progress(int(bounds[-1]) * sum(len(q) for q in qcodes))
-        else:
-            progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(qcodes[k])))
-            found = self.scanner.candidates(qcodes, codes, bounds, floors, CANDIDATES_PER_HIT * top, progress)
+        found = find_end_points(self.scanner, self.cluster, base, qcodes, codes, bounds, floors,
+                                CANDIDATES_PER_HIT * top, on_progress)
         t1 = time.perf_counter()
         ends = [(q, sign, col, score) for (k, sign, q), (cols, scores) in zip(oriented_queries, found)
                 for col, score in zip(cols.tolist(), scores.tolist())]
-        span_of = lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)  # noqa: E731
-        if self.cluster is not None:
-            pairs, meta = end_windows(genome, bounds, ends, span_of)
-            alns = finish_traces(trace_over_workers(self.cluster, base, pairs, [m[2] for m in meta]), meta)
-        else:
-            alns = trace_end_points(self.tracer, self.executor, genome, bounds, ends, span_of)
+        alns = trace_ends(self.tracer, self.executor, self.cluster, base, genome, bounds, ends,
+                          lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend))
         per_query: list[list[Alignment]] = [[] for _ in queries]
         slot = [k for (k, _, _), (cols, _) in zip(oriented_queries, found) for _ in range(cols.size)]
         for aln, k in zip(alns, slot):

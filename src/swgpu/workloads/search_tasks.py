@@ -21,12 +21,13 @@ import warnings
 import numpy as np
 
 from ..align.alignment import Alignment
-from ..engines.base import get_engine, resolve_device
+from ..engines.base import resolve_device
 from ..io.database import Database
 from ..parallel import tasks
-from ..parallel.dask_executor import DaskExecutor, worker_gpu, worker_threads
+from ..parallel.dask_executor import DaskExecutor
 from ..parallel.executors import ThreadExecutor
 from ..parallel.placement import Shard, gather_scores, partition_by_residues
+from ..parallel.tasks import worker_engine
 from ..scoring import Scoring, Statistics
 from .tracing import PairJob, Traceback
 
@@ -36,9 +37,7 @@ __all__ = ["ClusterParts", "trace_jobs"]
 def trace_jobs(jobs: list[PairJob], scoring: Scoring, statistics: Statistics, device: str) -> list[Alignment]:
     """Task: the alignments of ``jobs`` on this worker's engine (checked
     against their search scores, annotated with ``statistics``)."""
-    name = resolve_device(device)
-    threads = worker_threads()
-    engine = get_engine(name, worker_gpu() if name == "cuda" else 0, threads=threads)
+    engine, threads = worker_engine(device)
     return Traceback(engine.tracer(scoring), statistics, ThreadExecutor(threads), scoring=scoring).all(jobs)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from ..align.alignment import Alignment
 from ..io.sequence import Sequence
 
-__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces", "trace_end_points"]
+__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces"]
 
 
 def genome_codes(genome: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
@@ -67,12 +67,3 @@ def finish_traces(alns: list[Alignment], meta: list) -> list[Alignment]:
         aln.target_length = length
         aln.strand = sign
     return alns
-
-
-def trace_end_points(tracer, executor, genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> list[Alignment]:
-    """:func:`end_windows` traced by ``tracer`` (its CPU work on
-    ``executor``), then :func:`finish_traces`: the best alignment ending with
-    a pair at each end point."""
-    pairs, meta = end_windows(genome, bounds, ends, span_of)
-    alns = tracer.align_many(pairs, executor, [m[2] for m in meta], end_at_last=True) if pairs else []
-    return finish_traces(alns, meta)

@@ -132,20 +132,18 @@ class CudaGenomeScanner:
         tiles = -(-d[:, 3] // tile)
         first = np.zeros(d.shape[0] + 1, dtype=np.int64)
         np.cumsum(tiles, out=first[1:])
-        ms = d[:, 1]
-        top = int(ms.max()) if ms.size else 0
+        top, widest = int(d[:, 1].max()), int(d[:, 3].max())
         # a gap longer than this costs more than the longest query can score
-        halo = max(1, (top * sc.matrix.max_score - sc.gap_open) // max(sc.gap_extend, 1) + 1)
-        if sc.gap_extend == 0:
-            halo = int(d[:, 3].max())
-        halo = int(min(halo, int(d[:, 3].max()))) if ms.size else 1
+        halo = widest if sc.gap_extend == 0 else \
+            min(widest, max(1, (top * sc.matrix.max_score - sc.gap_open) // sc.gap_extend + 1))
         dd, tf = cp.asarray(d.ravel()), cp.asarray(first)
         for i in range(1, top + 1):
             self._rowscan((int(first[-1]),), (256,),
                           (A, B, dd, i32(d.shape[0]), tf, self._matrix, i32(self._K), i32(sc.gap_open),
                            i32(sc.gap_extend), rows, i32(i), i32(halo)))
 
-    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None, max_span=None):
+    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
+                   max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
         cp = self._cp
         t0 = time.perf_counter()
