@@ -37,13 +37,14 @@ events on one stream (see :func:`screen_scores_cuda_timed`).
 from __future__ import annotations
 
 import time
+from collections import deque
 
 import numpy as np
 
 from ...exceptions import EngineError
 from ...scoring import Scoring, check_match_mismatch
 from ..bulk import PairBatch, concat_code_arrays, effective_scoring, score_bits, score_bound
-from . import runtime
+from . import runtime, staging
 from .screen_launch import DevicePairs, run_batch, run_group_batch
 from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_classes, roundup
 
@@ -52,7 +53,13 @@ __all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "
 KERNELS = ("bitwise", "wordwise", "group")
 TRANSPOSES = ("ballot", "swap")
 #: Upper bound of device bytes for one launch batch (codes, planes, scratch).
-MAX_BATCH_BYTES = 6 << 30
+MAX_BATCH_BYTES = 2 << 30
+#: Batches launched and not yet collected (each on its own stream).
+IN_FLIGHT = 4
+#: A batch is cut into up to PIECES launches of at least PIECE_PAIRS pairs, so
+#: that scoring starts while the later pairs' codes are still being uploaded.
+PIECES = 4
+PIECE_PAIRS = 8192
 
 
 def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int,
@@ -62,8 +69,9 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
                              group_size: int | None = None) -> tuple[np.ndarray, ScreenTimings]:
     """Like :func:`screen_scores_cuda`, also returning a :class:`ScreenTimings`.
 
-    Phases (CUDA events on one stream): host->GPU copy of the padded codes from
-    pinned memory, transpose (bit planes; for ``wordwise`` the 16-byte chunk
+    Phases (CUDA events): host->GPU copy of the codes through pinned memory
+    (one upload of all pairs, overlapping the batches whose codes have
+    arrived) and, per batch on its own stream, the packing of its rows, transpose (bit planes; for ``wordwise`` the 16-byte chunk
     interleave of the targets), the SW kernel,
     untranspose (0 for ``wordwise``), GPU->host copy of the scores. The
     ``group`` kernel has no transpose phases (both 0); its host->GPU copy also
@@ -107,13 +115,60 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     if live.size == 0:
         return scores, timings
     pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings, check=isinstance(queries, PairBatch))
+    streams = staging.streams(cp, IN_FLIGHT + 1)[1:]  # the first is the upload's
+    pending: deque = deque()
+    ends = [pairs.end]
+
+    def collect() -> None:
+        i, p = pending.popleft()
+        scores[i] = p.collect(timings)
+        ends.append(p.end)
+
+    try:
+        for k, (idx, launch) in enumerate(_launches(kernel, mlen, nlen, live, max_batch_bytes, match, mismatch,
+                                                    gap_open, gap_extend)):
+            if len(pending) == IN_FLIGHT:
+                collect()
+            pending.append((idx, launch(cp, pairs, idx, timings, streams[k % IN_FLIGHT], pairs.ready(idx),
+                                        transpose=transpose, rows_per_lane=rows_per_lane, group_size=group_size)))
+    finally:
+        pairs.finish()
+        while pending:
+            collect()
+    pairs.verify()
+    timings.h2d_ms += pairs.h2d_ms()
+    timings.total_ms = max(cp.cuda.get_elapsed_time(pairs.start, e) for e in ends)
+    return scores, timings
+
+
+def _pieces(idx: np.ndarray, unit: int) -> list[np.ndarray]:
+    """``idx`` cut into up to ``PIECES`` launches of at least ``PIECE_PAIRS``
+    pairs (multiples of ``unit``), so that the first start while the codes of
+    the later ones are still being uploaded."""
+    k = min(PIECES, idx.size // PIECE_PAIRS)
+    if k < 2:
+        return [idx]
+    step = -(-idx.size // k)
+    step = -(-step // unit) * unit
+    return [idx[a : a + step] for a in range(0, idx.size, step)]
+
+
+def _launches(kernel, mlen, nlen, live, max_batch_bytes, match, mismatch, gap_open, gap_extend):
+    """(pair indices, launcher) of every launch batch, in upload order."""
     if kernel == "group":
-        for idx in group_batches(mlen, nlen, live, max_batch_bytes):
-            bnd = score_bound(mlen[idx], nlen[idx], match)
-            params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-            scores[idx] = run_group_batch(cp, pairs, idx, nlen, int(mlen[idx].max()),
-                                           int(nlen[idx].max()), bnd, params, timings, group_size)
-        return scores, timings
+        for batch in group_batches(mlen, nlen, live, max_batch_bytes):
+            for idx in _pieces(batch, 2):
+                bnd = score_bound(mlen[idx], nlen[idx], match)
+                params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
+                m_max, n_max = int(mlen[idx].max()), int(nlen[idx].max())
+
+                def launch(cp, pairs, idx, timings, stream, wait, *, transpose, rows_per_lane, group_size,
+                           m_max=m_max, n_max=n_max, bnd=bnd, params=params):
+                    return run_group_batch(cp, pairs, idx, nlen, m_max, n_max, bnd, params, timings, stream, wait,
+                                           group_size)
+
+                yield idx, launch
+        return
     keys = length_classes(mlen[live]) << 32
     keys |= length_classes(nlen[live])
     order = live[np.argsort(keys, kind="stable")]
@@ -128,13 +183,17 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
         per_pair = max(1, batch_bytes(kernel, 32, m_max, roundup(n_max, 32), score_bits(bound)) // 32)
         step = max(32, (max_batch_bytes // per_pair) // 32 * 32)
         for c in range(0, bucket.size, step):
-            idx = bucket[c : c + step]
-            bnd = score_bound(mlen[idx], nlen[idx], match)
-            params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-            scores[idx] = run_batch(cp, kernel, transpose, pairs, idx,
-                                     int(mlen[idx].max()), int(nlen[idx].max()), bnd, params, timings,
+            for idx in _pieces(bucket[c : c + step], 32):
+                bnd = score_bound(mlen[idx], nlen[idx], match)
+                params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
+                mm, nn = int(mlen[idx].max()), int(nlen[idx].max())
+
+                def launch(cp, pairs, idx, timings, stream, wait, *, transpose, rows_per_lane, group_size,
+                           mm=mm, nn=nn, bnd=bnd, params=params):
+                    return run_batch(cp, kernel, transpose, pairs, idx, mm, nn, bnd, params, timings, stream, wait,
                                      rows_per_lane)
-    return scores, timings
+
+                yield idx, launch
 
 
 def screen_scores_cuda(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int,

@@ -75,11 +75,9 @@ def length_class(n: int) -> int:
 def length_classes(n: np.ndarray) -> np.ndarray:
     """:func:`length_class` of every length (int64 array), at once."""
     n = np.asarray(n, dtype=np.int64)
-    bits = np.zeros(n.shape, dtype=np.int64)  # bit_length of each
-    v = n.copy()
-    while v.any():
-        bits += v > 0
-        v >>= 1
+    bits = np.frexp(n.astype(np.float64))[1].astype(np.int64)  # bit_length of each, or one off past 2**53
+    bits -= (n > 0) & ((np.int64(1) << np.maximum(bits - 1, 0)) > n)
+    bits += (n >> np.minimum(bits, 63)) > 0
     gran = np.maximum(32, np.left_shift(1, np.maximum(0, bits - 4)))
     return -(-n // gran) * gran
 
