@@ -23,8 +23,6 @@ __all__ = ["DevicePairs", "Pending", "run_batch", "run_group_batch", "KERNEL_FIL
 KERNEL_FILE = "bpbc.cu"
 GROUP_KERNEL_FILE = "screen_group.cu"
 PACK_FILE = "screen_pack.cu"
-#: Uploads of at least this many code bytes travel two codes per byte.
-PACK_MIN_BYTES = 32 << 20
 BLOCK = 128
 
 
@@ -45,27 +43,22 @@ class DevicePairs:
         t_host = time.perf_counter()
         # small arrays first, then the query codes, then the target codes
         host = [np.ascontiguousarray(x) for x in (qoff, toff, swap.astype(np.uint8), qcat, tcat)]
-        self.nibble = host[3].size + host[4].size >= PACK_MIN_BYTES
-        div = 2 if self.nibble else 1
-        dev = [cp.empty(max(-(-x.size // (div if k >= 3 else 1)), 1), dtype=x.dtype) for k, x in enumerate(host)]
+        dev = [cp.empty(max(x.size, 1), dtype=x.dtype) for x in host]
         self._host = host
         self.start.record(self.stream)
-        self._upload = stager(cp).upload(list(zip(host, dev)), self.stream,
-                                         nibbles={3: N_CODE, 4: N_CODE} if self.nibble else None)
+        self._upload = stager(cp).upload(list(zip(host, dev)), self.stream)
         self.qoff, self.toff, self.swap, self.q, self.t = dev
         mod = runtime.get_module(PACK_FILE)
         self._pack = mod.get_function("pk_rows")
-        # packed codes are checked while packed; others on the GPU when asked
-        self._check = mod.get_function("pk_check") if check and not self.nibble else None
+        self._check = mod.get_function("pk_check") if check else None
         self._flag = None
         timings.host_ms += (time.perf_counter() - t_host) * 1e3
 
     def ready(self, idx: np.ndarray):
         """Event after which the codes of pairs ``idx`` are on the GPU."""
         last = int(idx.max()) + 1
-        div = 2 if self.nibble else 1
-        self._upload.ready(3, -(-int(self._host[0][last]) // div))
-        return self._upload.ready(4, -(-int(self._host[1][last]) // div))
+        self._upload.ready(3, int(self._host[0][last]))
+        return self._upload.ready(4, int(self._host[1][last]))
 
     def finish(self) -> None:
         """Call once every batch is launched: the end of the upload, then the code check."""
@@ -75,8 +68,8 @@ class DevicePairs:
         self.end.record(self.stream)
         if self._check is not None:
             cp = self._cp
-            self._flag = cp.zeros(2, dtype=np.uint32)
-            with self.stream:
+            with self.stream:  # the flag is zeroed and read on the upload stream (not the null stream)
+                self._flag = cp.zeros(2, dtype=np.uint32)
                 for k, d in enumerate((self.q, self.t)):
                     self._check((1024,), (256,), (d, np.int64(self._host[3 + k].size), np.uint32(N_CODE),
                                                   self._flag[k:]))
@@ -87,10 +80,10 @@ class DevicePairs:
 
     def verify(self) -> None:
         """Raise :class:`InputError` naming the first pair with a code above ``N_CODE``."""
-        if self._flag is not None:
-            flags = self._flag.get()
-        else:
-            flags = self._upload.bad[3:]
+        if self._flag is None:
+            return
+        self.stream.synchronize()
+        flags = self._flag.get()
         sides = (("query", flags[0], self._host[3], self._host[0]), ("target", flags[1], self._host[4], self._host[1]))
         for side, f, h, off in sides:
             if f:
@@ -106,8 +99,7 @@ class DevicePairs:
         total = rows * (width >> int(nibble))
         self._pack((max(1, min(-(-total // BLOCK), 65535)),), (BLOCK,),
                    (self.q, self.qoff, self.t, self.toff, self.swap, d_idx, np.int32(nidx), np.int32(rows),
-                    np.int32(width), np.int32(int(nibble)), np.int32(int(columns)), np.uint32(N_CODE),
-                    np.int32(int(self.nibble)), out))
+                    np.int32(width), np.int32(int(nibble)), np.int32(int(columns)), np.uint32(N_CODE), out))
 
 
 def _grid(threads: int) -> tuple[int]:

@@ -8,9 +8,6 @@ thread that filled a chunk sends it (``cudaMemcpyAsync`` on the upload stream)
 at once: host copies, transfers and -- through :meth:`Upload.ready` -- the
 kernels of batches whose bytes have arrived all overlap.
 
-Code arrays can travel packed two codes per byte (half the bytes to write and
-to send), checked on the same pass.
-
 One :class:`Stager` per device and process; its pinned ring grows to the
 largest upload seen, up to ``SLOTS`` chunks of ``CHUNK`` bytes, and is reused
 by every later upload (a slot is refilled only when its last transfer is
@@ -39,11 +36,10 @@ class Upload:
     """The chunks of one :meth:`Stager.upload` in flight: :meth:`ready` gives
     an event after which the first bytes of a part are on the GPU."""
 
-    def __init__(self, count: int, starts: list[int], ends: list[np.ndarray], on_done, nparts: int):
-        self.bad = [False] * nparts  # a packed part held a code above its max
+    def __init__(self, count: int, starts: list[int], ends: list[np.ndarray], on_done):
         self._issued: list = [None] * count  # (issue number, event) of each chunk once sent
-        self._left = count
-        self._on_done = on_done  # called once, when every chunk is sent or one failed
+        self.workers = 0  # threads still sending (set by the stager)
+        self._on_done = on_done  # called once, when the last of them has stopped
         self._cond = threading.Condition()
         self._error: BaseException | None = None
         self._starts = starts  # first chunk of each part
@@ -54,17 +50,19 @@ class Upload:
     def _set(self, c: int, sent) -> None:
         with self._cond:
             self._issued[c] = sent
-            self._left -= 1
             self._cond.notify_all()
-            if self._left == 0 and self._error is None:
-                self._on_done()
 
     def _fail(self, error: BaseException) -> None:
         with self._cond:
             if self._error is None:
                 self._error = error
-                self._on_done()
             self._cond.notify_all()
+
+    def _worker_done(self) -> None:
+        with self._cond:
+            self.workers -= 1
+            if self.workers == 0:
+                self._on_done()
 
     def _wait_sent(self, c: int) -> None:
         with self._cond:
@@ -128,31 +126,23 @@ class Stager:
     def _worker(self, first: int, step: int, pieces: list, slots: int, stream, up: Upload) -> None:
         """Send chunks ``first``, ``first + step``, ... in order: wait until the
         chunk that last used the slot was sent and its transfer is done, copy
-        (or pack) into the slot, send it."""
+        into the slot, send it."""
         cp = self._cp
         rt = cp.cuda.runtime
         C = self.CHUNK
         try:
             rt.setDevice(self.device)
             for c in range(first, len(pieces), step):
-                src, dptr, part, max_code = pieces[c]
+                src, dptr = pieces[c]
                 k = c % slots
                 if c >= slots:
                     up._wait_sent(c - slots)
                 ev = self.slot_events[k]
                 if ev is not None:
                     ev.synchronize()  # waits without the GIL
-                if max_code is None:
-                    size = src.size
-                    dst = self.buf[k * C : k * C + size]
-                    np.copyto(dst, src)
-                else:
-                    from ..nibbles import pack_nibbles  # Numba, imported only for large uploads
-
-                    size = (src.size + 1) // 2
-                    dst = self.buf[k * C : k * C + size]
-                    if pack_nibbles(src, dst, max_code):
-                        up.bad[part] = True
+                size = src.size
+                dst = self.buf[k * C : k * C + size]
+                np.copyto(dst, src)
                 with self._lock:
                     rt.memcpyAsync(dptr, dst.ctypes.data, size, rt.memcpyHostToDevice, stream.ptr)
                     ev = cp.cuda.Event(disable_timing=True)
@@ -163,33 +153,27 @@ class Stager:
                 up._set(c, sent)
         except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
             up._fail(e)
+        finally:
+            up._worker_done()
 
-    def upload(self, parts, stream, nibbles: dict | None = None) -> Upload:
+    def upload(self, parts, stream) -> Upload:
         """Send ``parts`` (a list of (contiguous host array, device array))
-        in order on ``stream``; returns at once with an :class:`Upload`.
-        ``nibbles``: {part index: max code} of ``uint8`` parts to send packed
-        two codes per byte (:func:`~swgpu.engines.nibbles.pack_nibbles`; the
-        device array holds ``(size + 1) // 2`` bytes); a code above the max
-        sets ``Upload.bad[part]``. :meth:`Upload.ready` counts their bytes
-        as sent (packed)."""
+        in order on ``stream``; returns at once with an :class:`Upload`."""
         C = self.CHUNK
-        nibbles = nibbles or {}
         pieces, starts, ends = [], [], []
-        for i, (host, dev) in enumerate(parts):
+        for host, dev in parts:
             raw = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
             cuts = np.arange(0, raw.size, C)
             starts.append(len(pieces))
-            max_code = nibbles.get(i)
-            div = 1 if max_code is None else 2
-            ends.append((np.minimum(cuts + C, raw.size) + div - 1) // div)
-            pieces.extend((raw[a : a + C], dev.data.ptr + int(a) // div, i, max_code) for a in cuts)
+            ends.append(np.minimum(cuts + C, raw.size))
+            pieces.extend((raw[a : a + C], dev.data.ptr + int(a)) for a in cuts)
         self._busy.acquire()
         if not pieces:
             self._busy.release()
-            return Upload(0, starts, ends, None, len(parts))
+            return Upload(0, starts, ends, None)
         slots = self._ring(len(pieces))
-        up = Upload(len(pieces), starts, ends, self._busy.release, len(parts))
-        workers = min(self.threads, len(pieces))
+        up = Upload(len(pieces), starts, ends, self._busy.release)
+        workers = up.workers = min(self.threads, len(pieces))
         for w in range(workers):
             self.pool.submit(self._worker, w, workers, pieces, slots, stream, up)
         return up

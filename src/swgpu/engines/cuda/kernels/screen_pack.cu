@@ -1,6 +1,5 @@
 // Packing of screening pairs on the GPU: the codes of all pairs are uploaded
-// once, end to end (two arrays: queries and targets; one code per byte, or two
-// per byte for large uploads); for each launch batch
+// once, end to end (two arrays: queries and targets); for each launch batch
 // these kernels write the rows the screening kernels read -- one row per pair
 // (the shorter side of the pair as its "row" sequence, the longer as its
 // "column" sequence), padded with the N code to the batch width, one code per
@@ -14,27 +13,22 @@ __device__ __forceinline__ unsigned int pk_code(const unsigned char* __restrict_
                                                 const unsigned char* __restrict__ tc,
                                                 const long long* __restrict__ toff,
                                                 const unsigned char* __restrict__ swap, const long long p,
-                                                const int col_side, const long long pos, const unsigned int ncode,
-                                                const int src_nibble)
+                                                const int col_side, const long long pos, const unsigned int ncode)
 {
     const bool from_t = (swap[p] != 0) != (col_side != 0);
     const long long a = from_t ? toff[p] : qoff[p];
     const long long len = (from_t ? toff[p + 1] : qoff[p + 1]) - a;
     if (pos >= len) return ncode;
-    const unsigned char* src = from_t ? tc : qc;
-    const long long at = a + pos;
-    const unsigned int c = src_nibble ? (src[at >> 1] >> ((at & 1) * 4)) & 15u : src[at];
+    const unsigned int c = from_t ? tc[a + pos] : qc[a + pos];
     return c > ncode ? ncode : c;  // a bad code reads as N until the host raises
 }
 
 // out: rows x (width >> nibble) bytes. col_side 0: the row sequences, 1: the columns.
-// src_nibble: the uploaded codes are two per byte (low nibble first), else one per byte.
 extern "C" __global__ void pk_rows(const unsigned char* __restrict__ qc, const long long* __restrict__ qoff,
                                    const unsigned char* __restrict__ tc, const long long* __restrict__ toff,
                                    const unsigned char* __restrict__ swap, const long long* __restrict__ idx,
                                    const int nidx, const int rows, const int width, const int nibble,
-                                   const int col_side, const unsigned int ncode, const int src_nibble,
-                                   unsigned char* __restrict__ out)
+                                   const int col_side, const unsigned int ncode, unsigned char* __restrict__ out)
 {
     const int outw = width >> nibble;
     const long long total = (long long)rows * outw;
@@ -48,10 +42,10 @@ extern "C" __global__ void pk_rows(const unsigned char* __restrict__ qc, const l
         } else {
             const long long p = idx[r];
             if (nibble) {
-                v = pk_code(qc, qoff, tc, toff, swap, p, col_side, 2 * b, ncode, src_nibble)
-                    | (pk_code(qc, qoff, tc, toff, swap, p, col_side, 2 * b + 1, ncode, src_nibble) << 4);
+                v = pk_code(qc, qoff, tc, toff, swap, p, col_side, 2 * b, ncode)
+                    | (pk_code(qc, qoff, tc, toff, swap, p, col_side, 2 * b + 1, ncode) << 4);
             } else {
-                v = pk_code(qc, qoff, tc, toff, swap, p, col_side, b, ncode, src_nibble);
+                v = pk_code(qc, qoff, tc, toff, swap, p, col_side, b, ncode);
             }
         }
         out[x] = (unsigned char)v;
