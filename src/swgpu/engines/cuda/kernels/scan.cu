@@ -5,8 +5,9 @@
 // colmax[j] = max(0, max_i H(i - 1, j - 1) + s(q_i, t_j)) of the local matrix
 // of the query against the window (a pass that starts fresh at the window's
 // first column; the host puts span - 1 letters before the columns it needs).
-// One warp per problem, a wavefront over strips of 32 R rows (lane l holds
-// rows strip * 32 R + l R + 1 .. + R and runs one column behind lane l - 1;
+// One warp per problem, a wavefront over strips of 32 R rows (the query
+// padded at its top to whole strips with rows that score 0, see sc_strip;
+// lane l holds R rows of the strip and runs one column behind lane l - 1;
 // H, F and the column maximum so far pass down by shuffles, once per R
 // cells; the strip's last row goes to a row buffer -- H, the F entering the
 // next row, and the column maximum -- for the next strip). The row
@@ -51,8 +52,16 @@ __device__ __forceinline__ int sc_prmt(const unsigned int x, const unsigned int 
 // SYNC: the row above is being written by another warp, which publishes in
 // *wait_on how many columns it has finished; this warp publishes its own in
 // *publish (row buffers read and written through L2 only).
+//
+// The query is padded at its top to whole strips: `pad` rows before row 1
+// (in strip 0) whose scores against every letter are 0. They keep H = 0 and
+// pass F = -go down, exactly the boundary row, and add nothing to a column
+// maximum (every column maximum is at least 0), so every lane computes all R
+// of its rows without a branch or a select. The last lane's results (the
+// strip's last row) are gathered one column a step by a shuffle, lane
+// s mod 32 keeping column s - 30, and written 32 columns at a time.
 template <int R, bool PACK, bool SYNC>
-__device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, const int m,
+__device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, const int pad,
                                          const unsigned char* __restrict__ b, const int n, const int strip,
                                          const int* __restrict__ SM, const int K, const int go, const int ge,
                                          const int* Hin, const int* Fin, const int* Cin, int* Hout, int* Fout,
@@ -61,16 +70,16 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
 {
     const int lane = threadIdx.x & 31;
     const bool above = strip > 0;  // (warp-uniform) the first strip starts from H = 0, F = -go, C = 0
-    const int i0 = strip * 32 * R + lane * R;  // this lane's rows are i0 + 1 .. i0 + R
-    const int lrows = max(0, min(R, m - i0));  // of them, live rows
-    const int last = min(31, (m - 1 - strip * 32 * R) / R);  // the lane of the strip's last row
+    const int i0 = strip * 32 * R + lane * R - pad;  // this lane's rows are i0 + 1 .. i0 + R (<= 0: padding)
     // PACK (at most 8 letters, scores in -128..127): row k's scores against
-    // letters 0-7 are the bytes of (w1[k]:w0[k]), read by one byte permute
+    // letters 0-7 are the bytes of (w1[k]:w0[k]), read by one byte permute.
+    // Padding rows: all scores 0 (PACK: zero bytes; else the zero row K * K of SM).
     int off[R], H[R], E[R];
     unsigned int w0[PACK ? R : 1], w1[PACK ? R : 1];
 #pragma unroll
     for (int k = 0; k < R; ++k) {
-        off[k] = (k < lrows ? (int)a[i0 + k] : 0) * K;
+        const bool live = i0 + k >= 0;
+        off[k] = live ? (int)a[i0 + k] * K : K * K;
         H[k] = 0;
         E[k] = SC_NEG;
         if constexpr (PACK) {
@@ -101,6 +110,7 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
     int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
     int diag = 0;                          // H(i0, j - 1)
     int ch = 0, cf = -go, cc = 0, cb = 0, nh = 0, nf = -go, nc = 0, nb = 0;
+    int kc = 0, kh = 0, kf = 0;            // the last lane's results of column s - 30, kept by lane s mod 32
     wait_for(64);
     {
         const int j = lane + 1;
@@ -108,15 +118,11 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
         const int j2 = j + 32;
         if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = load(Hin, j2); nf = load(Fin, j2); nc = load(Cin, j2); } }
     }
-    const int steps = n + last;
+    const int steps = n + 31;
     for (int s = 0; s < steps; ++s) {
         const int slot = s & 31;
         if (slot == 0 && s > 0) {
             ch = nh; cf = nf; cc = nc; cb = nb;
-            if constexpr (SYNC) {
-                // columns 1 .. s - last are written: tell the strip below
-                if (lane == last) { __threadfence(); *publish = s - last; }
-            }
             const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
             wait_for((((s >> 5) + 2) << 5));
             if (j2 <= n) { nb = b[j2 - 1]; if (above) { nh = load(Hin, j2); nf = load(Fin, j2); nc = load(Cin, j2); } }
@@ -134,7 +140,7 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
         }
         const int j = s - lane + 1;
         if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
-        if (lrows > 0 && j >= 1 && j <= n) {
+        if (j >= 1 && j <= n) {
             bc = ub;
             int dg = diag;
             cm = upc;
@@ -142,36 +148,52 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
             const unsigned int sel = (unsigned int)ub | ((8u | (unsigned int)ub) * 0x1110u);
 #pragma unroll
             for (int k = 0; k < R; ++k) {
-                if (k < lrows) {
-                    const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
-                    int sub;
-                    if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
-                    else sub = SM[off[k] + ub];
-                    const int dd = dg + sub;
-                    const int h = __vimax3_s32_relu(dd, f, e);
-                    cm = max(cm, dd);
-                    f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
-                    dg = H[k];
-                    H[k] = h;
-                    E[k] = e;
-                    hb = h;
-                }
+                const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
+                int sub;
+                if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
+                else sub = SM[off[k] + ub];
+                const int dd = dg + sub;
+                const int h = __vimax3_s32_relu(dd, f, e);
+                cm = max(cm, dd);
+                f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
+                dg = H[k];
+                H[k] = h;
+                E[k] = e;
             }
+            hb = H[R - 1];
             fb = f;  // F entering the row below this lane's last row
-            if (lane == last) {
-                if constexpr (SYNC) {
-                    __stcg(Cout + j, cm);
-                    if (write_hf) { __stcg(Hout + j, hb); __stcg(Fout + j, fb); }
-                } else {
-                    Cout[j] = cm;
-                    if (write_hf) { Hout[j] = hb; Fout[j] = fb; }
-                }
-            }
         }
         diag = up;
+        // the last lane's column s - 30, kept by lane `slot`; every 32 steps (and at
+        // the end) each lane writes the column it keeps: 32 columns at once
+        const int oc = __shfl_sync(SC_FULL, cm, 31);
+        int oh = 0, of = 0;
+        if (write_hf) {
+            oh = __shfl_sync(SC_FULL, hb, 31);
+            of = __shfl_sync(SC_FULL, fb, 31);
+        }
+        if (lane == slot) { kc = oc; kh = oh; kf = of; }
+        if (slot == 31 || s == steps - 1) {
+            const int jj = s - slot + lane - 30;  // the column this lane keeps
+            if (lane <= slot && jj >= 1 && jj <= n) {
+                if constexpr (SYNC) {
+                    __stcg(Cout + jj, kc);
+                    if (write_hf) { __stcg(Hout + jj, kh); __stcg(Fout + jj, kf); }
+                } else {
+                    Cout[jj] = kc;
+                    if (write_hf) { Hout[jj] = kh; Fout[jj] = kf; }
+                }
+            }
+            if constexpr (SYNC) {
+                // columns 1 .. s - 30 are written: tell the strip below
+                __threadfence();
+                __syncwarp();
+                if (lane == 31) *publish = min(n, s - 30);
+            }
+        }
     }
     if constexpr (SYNC) {
-        if (lane == last) { __threadfence(); *publish = n; }
+        if (lane == 31) { __threadfence(); *publish = n; }
     }
     __syncwarp();
 }
@@ -189,10 +211,11 @@ __device__ __forceinline__ void sc_colmax_body(const unsigned char* __restrict__
     int* Hrow = rows + d[4];
     int* Frow = Hrow + (n + 1);  // F entering the first row of the next strip
     int* Crow = Frow + (n + 1);  // column maxima of the rows so far
-    const bool multi = m > 32 * R;  // more than one strip: the row buffer carries H and F between strips
-    for (int strip = 0; strip * 32 * R < m; ++strip)
-        sc_strip<R, PACK, false>(A + d[0], m, B + d[2], n, strip, SM, K, go, ge, Hrow, Frow, Crow, Hrow, Frow, Crow,
-                                 multi, nullptr, nullptr);
+    const int strips = (m + 32 * R - 1) / (32 * R);
+    const int pad = strips * 32 * R - m;  // padding rows at the top of strip 0
+    for (int strip = 0; strip < strips; ++strip)
+        sc_strip<R, PACK, false>(A + d[0], pad, B + d[2], n, strip, SM, K, go, ge, Hrow, Frow, Crow, Hrow, Frow,
+                                 Crow, strip + 1 < strips, nullptr, nullptr);
 }
 
 // sc_long_R, sc_long_pR -- the same column maxima for long queries: every
@@ -220,10 +243,12 @@ __device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A
         const long long* d = desc + (long long)lo * SC_FIELDS;
         const int m = (int)d[1], n = (int)d[3];
         const int s = (int)(g - strip_first[lo]);
-        const bool multi = (s + 1) * 32 * R < m;
+        const int strips = (int)(strip_first[lo + 1] - strip_first[lo]);  // (m + 32 R - 1) / (32 R)
+        const int pad = strips * 32 * R - m;
+        const bool multi = s + 1 < strips;
         int* in = rows + d[4] + (long long)((s + 1) & 1) * 3 * (n + 1);
         int* out = rows + d[4] + (long long)(s & 1) * 3 * (n + 1);
-        sc_strip<R, PACK, true>(A + d[0], m, B + d[2], n, s, SM, K, go, ge, in, in + (n + 1), in + 2 * (n + 1), out,
+        sc_strip<R, PACK, true>(A + d[0], pad, B + d[2], n, s, SM, K, go, ge, in, in + (n + 1), in + 2 * (n + 1), out,
                                 out + (n + 1), out + 2 * (n + 1), multi, progress + (s > 0 ? g - 1 : g),
                                 progress + g);
     }
@@ -235,8 +260,8 @@ __device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A
          const long long* __restrict__ desc, const int nprob, const int* __restrict__ M, const int K,           \
          const int go, const int ge, int* __restrict__ rows)                                                    \
     {                                                                                                            \
-        __shared__ int SM[SC_MAXK * SC_MAXK];                                                                    \
-        for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];                                     \
+        __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];  /* and a zero row K * K, for padding rows */           \
+        for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
         __syncthreads();                                                                                         \
         sc_colmax_body<R, PACK>(A, B, desc, nprob, SM, K, go, ge, rows);                                         \
     }
@@ -259,8 +284,8 @@ SC_COLMAX(sc_colmax_p16, 16, true)
          const long long total, const int* __restrict__ M, const int K, const int go, const int ge,             \
          int* __restrict__ rows, int* __restrict__ progress)                                                    \
     {                                                                                                            \
-        __shared__ int SM[SC_MAXK * SC_MAXK];                                                                    \
-        for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];                                     \
+        __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];  /* and a zero row K * K, for padding rows */           \
+        for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
         __syncthreads();                                                                                         \
         sc_long_body<R, PACK>(A, B, desc, nprob, strip_first, total, SM, K, go, ge, rows, progress);            \
     }
