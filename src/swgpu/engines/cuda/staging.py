@@ -102,10 +102,11 @@ class Stager:
     CHUNK = 8 << 20
     SLOTS = 32
 
-    def __init__(self, cp):
+    def __init__(self, cp, threads: int | None = None):
         self._cp = cp
         self.device = cp.cuda.Device().id
-        self.threads = max(1, min(8, os.cpu_count() or 1))
+        #: Sending threads (each upload runs one job per thread of the pool: never more).
+        self.threads = max(1, int(threads) if threads else min(8, os.cpu_count() or 1))
         self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="swgpu-stage")
         self.buf = None
         self.slot_events: list = []
