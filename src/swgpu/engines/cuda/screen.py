@@ -30,8 +30,8 @@ is longer than its target is swapped first: the local score is symmetric in
 query and target (the matrix transposes, E and F trade places), and the kernels
 keep the query side in registers.
 
-Host data is staged through pinned memory; per-phase times come from CUDA
-events on one stream (see :func:`screen_scores_cuda_timed`).
+Host data is staged through pinned memory (:mod:`.staging`); per-phase times
+come from CUDA events (see :func:`screen_scores_cuda_timed`).
 """
 
 from __future__ import annotations
@@ -70,10 +70,11 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     """Like :func:`screen_scores_cuda`, also returning a :class:`ScreenTimings`.
 
     Phases (CUDA events): host->GPU copy of the codes through pinned memory
-    (one upload of all pairs, overlapping the batches whose codes have
-    arrived) and, per batch on its own stream, the packing of its rows, transpose (bit planes; for ``wordwise`` the 16-byte chunk
-    interleave of the targets), the SW kernel,
-    untranspose (0 for ``wordwise``), GPU->host copy of the scores. The
+    (one upload of all pairs, which the batches whose codes have arrived
+    overlap) and, per batch on its own stream, the packing of its rows,
+    transpose (bit planes; for ``wordwise`` the 16-byte chunk interleave of
+    the targets), the SW kernel, untranspose (0 for ``wordwise``), GPU->host
+    copy of the scores. The
     ``group`` kernel has no transpose phases (both 0); its host->GPU copy also
     carries the target length of each pair group. Kernels are
     compiled at first use (NVRTC, cached); call once before timing.
@@ -114,8 +115,9 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     timings.host_ms += (time.perf_counter() - t_host) * 1e3
     if live.size == 0:
         return scores, timings
-    pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings, check=isinstance(queries, PairBatch))
-    streams = staging.streams(cp, IN_FLIGHT + 1)[1:]  # the first is the upload's
+    upload_stream, *batch_streams = staging.streams(cp, IN_FLIGHT + 1)
+    pairs = DevicePairs(cp, qcat, qoff, tcat, toff, swap, timings, upload_stream,
+                        check=isinstance(queries, PairBatch))
     pending: deque = deque()
     ends = [pairs.end]
 
@@ -125,12 +127,20 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
         ends.append(p.end)
 
     try:
-        for k, (idx, launch) in enumerate(_launches(kernel, mlen, nlen, live, max_batch_bytes, match, mismatch,
-                                                    gap_open, gap_extend)):
+        for k, idx in enumerate(_batches(kernel, mlen, nlen, live, max_batch_bytes, match)):
             if len(pending) == IN_FLIGHT:
                 collect()
-            pending.append((idx, launch(cp, pairs, idx, timings, streams[k % IN_FLIGHT], pairs.ready(idx),
-                                        transpose=transpose, rows_per_lane=rows_per_lane, group_size=group_size)))
+            bnd = score_bound(mlen[idx], nlen[idx], match)
+            params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
+            m_max, n_max = int(mlen[idx].max()), int(nlen[idx].max())
+            stream, wait = batch_streams[k % IN_FLIGHT], pairs.ready(idx)
+            if kernel == "group":
+                p = run_group_batch(cp, pairs, idx, nlen, m_max, n_max, bnd, params, timings, stream, wait,
+                                    group_size)
+            else:
+                p = run_batch(cp, kernel, transpose, pairs, idx, m_max, n_max, bnd, params, timings, stream, wait,
+                              rows_per_lane)
+            pending.append((idx, p))
     finally:
         pairs.finish()
         while pending:
@@ -153,21 +163,11 @@ def _pieces(idx: np.ndarray, unit: int) -> list[np.ndarray]:
     return [idx[a : a + step] for a in range(0, idx.size, step)]
 
 
-def _launches(kernel, mlen, nlen, live, max_batch_bytes, match, mismatch, gap_open, gap_extend):
-    """(pair indices, launcher) of every launch batch, in upload order."""
+def _batches(kernel, mlen, nlen, live, max_batch_bytes, match):
+    """Pair indices of every launch batch of ``kernel``, each cut into pieces."""
     if kernel == "group":
         for batch in group_batches(mlen, nlen, live, max_batch_bytes):
-            for idx in _pieces(batch, 2):
-                bnd = score_bound(mlen[idx], nlen[idx], match)
-                params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-                m_max, n_max = int(mlen[idx].max()), int(nlen[idx].max())
-
-                def launch(cp, pairs, idx, timings, stream, wait, *, transpose, rows_per_lane, group_size,
-                           m_max=m_max, n_max=n_max, bnd=bnd, params=params):
-                    return run_group_batch(cp, pairs, idx, nlen, m_max, n_max, bnd, params, timings, stream, wait,
-                                           group_size)
-
-                yield idx, launch
+            yield from _pieces(batch, 2)
         return
     keys = length_classes(mlen[live]) << 32
     keys |= length_classes(nlen[live])
@@ -183,17 +183,7 @@ def _launches(kernel, mlen, nlen, live, max_batch_bytes, match, mismatch, gap_op
         per_pair = max(1, batch_bytes(kernel, 32, m_max, roundup(n_max, 32), score_bits(bound)) // 32)
         step = max(32, (max_batch_bytes // per_pair) // 32 * 32)
         for c in range(0, bucket.size, step):
-            for idx in _pieces(bucket[c : c + step], 32):
-                bnd = score_bound(mlen[idx], nlen[idx], match)
-                params = effective_scoring(bnd, match, mismatch, gap_open, gap_extend)
-                mm, nn = int(mlen[idx].max()), int(nlen[idx].max())
-
-                def launch(cp, pairs, idx, timings, stream, wait, *, transpose, rows_per_lane, group_size,
-                           mm=mm, nn=nn, bnd=bnd, params=params):
-                    return run_batch(cp, kernel, transpose, pairs, idx, mm, nn, bnd, params, timings, stream, wait,
-                                     rows_per_lane)
-
-                yield idx, launch
+            yield from _pieces(bucket[c : c + step], 32)
 
 
 def screen_scores_cuda(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int,

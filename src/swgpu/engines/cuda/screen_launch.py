@@ -16,7 +16,7 @@ from ..bulk import N_CODE, score_bits
 from . import runtime
 from .screen_shapes import (GROUP_PACK4, ScreenTimings, bitwise_rows, group_packed_ok, group_shape, roundup,
                             wordwise_k, wordwise_packed_ok)
-from .staging import pinned, stager, streams
+from .staging import pinned, stager
 
 __all__ = ["DevicePairs", "Pending", "run_batch", "run_group_batch", "KERNEL_FILE", "GROUP_KERNEL_FILE", "BLOCK"]
 
@@ -35,10 +35,10 @@ class DevicePairs:
     ``N_CODE`` (for inputs that were not checked on the host); codes above it
     are read as ``N`` until :meth:`verify` raises."""
 
-    def __init__(self, cp, qcat, qoff, tcat, toff, swap, timings: ScreenTimings, check: bool = False):
+    def __init__(self, cp, qcat, qoff, tcat, toff, swap, timings: ScreenTimings, stream, check: bool = False):
         self._cp = cp
         self._timings = timings
-        self.stream = streams(cp, 1)[0]
+        self.stream = stream  # of the upload and the code check
         self.start, self.end = cp.cuda.Event(), cp.cuda.Event()
         t_host = time.perf_counter()
         # small arrays first, then the query codes, then the target codes
@@ -56,8 +56,7 @@ class DevicePairs:
 
     def ready(self, idx: np.ndarray):
         """Event after which the codes of pairs ``idx`` are on the GPU."""
-        last = int(idx.max()) + 1
-        self._upload.ready(3, int(self._host[0][last]))
+        last = int(idx.max()) + 1  # targets are sent after all the queries
         return self._upload.ready(4, int(self._host[1][last]))
 
     def finish(self) -> None:

@@ -3,9 +3,9 @@ threads at once and sent as soon as each chunk is full.
 
 A pageable copy moves about 7 GB/s; a pinned one 55 GB/s, but only after the
 bytes are in pinned memory. One thread copies about 7 GB/s into pinned memory,
-eight about 45 GB/s (measured on a 16-core host; more threads were slower), so the threads of a pool each fill a chunk, and the
-thread that filled a chunk sends it (``cudaMemcpyAsync`` on the upload stream)
-at once: host copies, transfers and -- through :meth:`Upload.ready` -- the
+eight about 45 GB/s (a 16-core host; more threads were slower), so the threads
+of a pool each fill a chunk, and the thread that filled a chunk sends it
+(``cudaMemcpyAsync`` on the upload stream) at once: host copies, transfers and -- through :meth:`Upload.ready` -- the
 kernels of batches whose bytes have arrived all overlap.
 
 One :class:`Stager` per device and process; its pinned ring grows to the
