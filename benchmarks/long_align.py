@@ -30,6 +30,7 @@ def main(argv=None) -> None:
     p.add_argument("--top", type=int, default=200)
     p.add_argument("--alignments", type=int, default=0)
     p.add_argument("--max-alignment-length", type=int, default=None)
+    p.add_argument("--method", default="auto", choices=["auto", "rowscan"], help="score method")
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--out", default=None)
     a = p.parse_args(argv)
@@ -44,7 +45,8 @@ def main(argv=None) -> None:
         codes[k] = rng.integers(0, 4, k.size)
     text = "".join("ACGTN"[c] if c < 5 else "N" for c in codes.tolist())
     query = Sequence.from_text("query", text, "dna")
-    aligner = LongAligner(scoring, device=a.device, max_alignment_length=a.max_alignment_length)
+    aligner = LongAligner(scoring, device=a.device, max_alignment_length=a.max_alignment_length,
+                          method=a.method)
     strands = 2 if a.strand == "both" else 1
     cells = len(query) * sum(len(t) for t in target) * strands
     runs = []
@@ -70,7 +72,7 @@ def main(argv=None) -> None:
             print(f"  best alignment: {al.score} q {al.query_start}-{al.query_end} t {al.target_start}-"
                   f"{al.target_end}, cigar length {len(al.cigar)}", flush=True)
     out = {"query_length": len(query), "target_letters": sum(len(t) for t in target), "strands": strands,
-           "device": aligner.device, "scoring": "1/-3/5/2", "cells": cells, "runs": runs}
+           "device": aligner.device, "method": a.method, "scoring": "1/-3/5/2", "cells": cells, "runs": runs}
     if a.out:
         with open(a.out, "w") as f:
             json.dump(out, f, indent=1)

@@ -51,3 +51,14 @@ def test_workers_give_the_same_files(run_cli, files):
 def test_workers_need_ends(run_cli, files):
     code, out, err = run_cli(["align", "q.fa", "t.fa", "--workers", "2", "--device", "cpu"], files)
     assert code == 2 and "--workers" in err and "--ends" in err
+
+
+def test_method_rowscan_gives_the_same_files(run_cli, files):
+    outs = []
+    for method in ("auto", "rowscan"):
+        code, out, err = run_cli(["align", "q.fa", "t.fa", "--ends", "5", "--alignments", "2", "--ends-out",
+                                  "ends.tsv", "-o", "a.sam", "--device", "cpu", "--quiet", "--method", method], files)
+        assert code == 0, err
+        sam = [x for x in (files / "a.sam").read_text().splitlines() if not x.startswith("@PG")]
+        outs.append(((files / "ends.tsv").read_text(), sam))
+    assert outs[0] == outs[1]

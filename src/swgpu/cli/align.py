@@ -37,6 +37,9 @@ def add_parser(subparsers) -> None:
     g.add_argument("--max-alignment-length", type=positive_int, default=None, metavar="LETTERS",
                    help="with --ends: the longest alignment of interest on the target (bounds the overlap of "
                         "parts and the traceback windows; default: what the score budget allows)")
+    g.add_argument("--method", choices=["auto", "rowscan"], default="auto",
+                   help="with --ends: how end points are found: auto (the fastest exact method) or rowscan (the "
+                        "row-parallel scan of the GPU-cluster method; same end points)")
     g.add_argument("--gpus", default="all", help="with --ends and --workers: GPUs of the local cluster, all or "
                                                  "ids such as 0,1 (default all)")
     add_cluster(p)
@@ -93,7 +96,8 @@ def run_long(args, executor=None) -> int:
     scoring = scoring_from(args, queries[0].alphabet)
     report.phase("read")
     aligner = LongAligner(scoring, device=args.device, threads=args.threads, executor=executor,
-                          separation=args.separation or SEPARATION, max_alignment_length=args.max_alignment_length)
+                          separation=args.separation or SEPARATION, max_alignment_length=args.max_alignment_length,
+                          method=args.method)
     letters = sum(len(t) for t in targets)
     strands = len(strands_for(args.strand, scoring.alphabet))
     results = []

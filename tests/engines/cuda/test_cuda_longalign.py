@@ -44,10 +44,10 @@ def test_planted_copies_equal_the_cpu_engine(scoring):
     assert g.best_score > 15_000
 
 
-def test_ecoli_200_kbp_against_1_mbp(shared_data):
-    """A 200 kbp E. coli slice against a 1 Mbp slice with mutated copies of
-    pieces of it planted on both strands: the top 50 end points and the best 3
-    alignments equal the CPU engine's (alignments promised under 60 kbp)."""
+@pytest.fixture(scope="module")
+def ecoli_pair(shared_data):
+    """A 200 kbp E. coli slice and a 1 Mbp slice with mutated copies of pieces
+    of it planted on both strands, and the CPU engine's result on them."""
     from swgpu import read_sequences
 
     g = read_sequences(shared_data / "dna" / "ecoli_K12_MG1655.fasta.gz", "dna")[0].text.upper()
@@ -61,10 +61,23 @@ def test_ecoli_200_kbp_against_1_mbp(shared_data):
             piece = piece.translate(COMP)[::-1]
         t = t[:at] + piece + t[at + len(piece):]
     query, target = Sequence.from_text("q", q, "dna"), [Sequence.from_text("t", t[:1_000_000], "dna")]
+    return query, target, _long_run(query, target, "cpu", "auto")
+
+
+def _long_run(query, target, device, method):
     scoring = Scoring.build("dna", match=1, mismatch=-3, gap_open=5, gap_extend=2)
-    runs = [LongAligner(scoring, device=d, max_alignment_length=60_000).align(query, target, top=50, alignments=3)
-            for d in ("cuda", "cpu")]
-    g_, c_ = runs
+    return LongAligner(scoring, device=device, max_alignment_length=60_000, method=method).align(
+        query, target, top=50, alignments=3)
+
+
+@pytest.mark.parametrize("method", ["auto", "rowscan"])
+def test_ecoli_200_kbp_against_1_mbp(ecoli_pair, method):
+    """The top 50 end points and the best 3 alignments (promised under 60 kbp)
+    of the 200 kbp slice against the 1 Mbp slice equal the CPU engine's, with
+    both score methods (the row-parallel scan runs across its tiles here: a
+    gap can reach back 100 kbp)."""
+    query, target, c_ = ecoli_pair
+    g_ = _long_run(query, target, "cuda", method)
     assert [e.to_dict() for e in g_.end_points] == [e.to_dict() for e in c_.end_points]
     assert [a.to_dict() for a in g_.alignments] == [a.to_dict() for a in c_.alignments]
     assert {a.strand for a in g_.alignments} == {"+", "-"} and g_.best_score > 30_000

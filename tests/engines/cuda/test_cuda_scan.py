@@ -134,3 +134,52 @@ def test_rowscan_identical_sequences_past_16_bits():
     a = get_engine("cuda").genome_scanner(SCORINGS[0], "rowscan").candidates([query.codes], codes, bounds, 500, 5)
     b = get_engine("cpu").genome_scanner(SCORINGS[0]).candidates([query.codes], codes, bounds, 500, 5)
     assert a[0][1][0] == 34_000 and a[0][0].tolist() == b[0][0].tolist() and a[0][1].tolist() == b[0][1].tolist()
+
+
+@pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1", "40/-60/80/10"])
+@pytest.mark.parametrize("window", [700, 1 << 18])
+def test_rowscan_across_tiles_equals_the_cpu_engine(scoring, window):
+    """Queries whose gaps reach back further than half a tile: the row scan
+    runs across the tiles of a problem (decoupled look-back), with short
+    queries in the same launches, several records and own ranges."""
+    rng = np.random.default_rng(window + 3)
+    queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
+               enumerate((1, 33, 700, 2600))]
+    genome = _genome(rng, (1, 900, 7000, 15000), [q.text for q in queries[1:]])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    gpu = get_engine("cuda").genome_scanner(scoring, "rowscan")
+    gpu.window = window
+    cpu = get_engine("cpu").genome_scanner(scoring)
+    qs = [q.codes for q in queries]
+    total = int(bounds[-1])
+    for own, radius in ((None, None), ((0, total), 50), ((3000, 15000), 7)):
+        a = gpu.candidates(qs, codes, bounds, 5, 1000, own=own, radius=radius)
+        b = cpu.candidates(qs, codes, bounds, 5, 1000, own=own, radius=radius)
+        for (ca, sa), (cb, sb) in zip(a, b):
+            assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+
+
+def test_pair_kernels_near_the_16_bit_limit():
+    """Queries whose best scores sit just under the 16-bit pair kernels'
+    limit (16,000: two problems to a warp) and just over it (16,800: 32-bit
+    cells), planted exactly, with an odd number of windows per query."""
+    from swgpu.engines.cuda.scan import PAIR_LIMIT
+
+    scoring = SCORINGS[3]  # 40/-60/80/10
+    rng = np.random.default_rng(16)
+    queries = [Sequence.from_text(f"q{n}", "".join(rng.choice(list("ACGT"), n)), "dna") for n in (400, 420, 3)]
+    genome = _genome(rng, (9_000, 2_500), [q.text for q in queries])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    gpu = get_engine("cuda").genome_scanner(scoring)
+    gpu.window = 1_000
+    assert gpu._paired(np.array([[0, 400] + [0] * 9, [0, 420] + [0] * 9])).tolist() == [True, False]
+    assert 400 * 40 + 80 < PAIR_LIMIT < 420 * 40 + 80
+    cpu = get_engine("cpu").genome_scanner(scoring)
+    qs = [q.codes for q in queries]
+    a = gpu.candidates(qs, codes, bounds, 1, 50)
+    b = cpu.candidates(qs, codes, bounds, 1, 50)
+    assert [int(x[1][0]) for x in a[:2]] == [16_000, 16_800]
+    for (ca, sa), (cb, sb) in zip(a, b):
+        assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()

@@ -1,16 +1,20 @@
 """``scan`` on the GPU: candidate hit end points of queries along long targets.
 
 Launcher of ``kernels/scan.cu``. Each record is cut into own ranges of
-``window`` columns; the problem of a query and an own range is the window
-from ``span - 1 + r`` letters before it to ``r`` letters after it (within the
-record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`, ``r`` the
-query length), so its column maxima are exact over the own range and its
-neighbourhood. ``sc_colmax_R`` computes them (a warp per problem, ``R``
-query rows per lane: :func:`rows_per_lane`), ``sc_points``
-applies the end-point rule on the GPU, and the host keeps the best ``keep``
-of each query (:func:`~swgpu.align.scan_rule.best_end_points`, the CPU
-engine's order). Problems go in batches that fit ``ROW_BUDGET`` ints of row
-buffers.
+``window`` columns (narrower when few queries would leave the GPU idle:
+:attr:`CudaGenomeScanner.fill`); the problem of a query and an own range is
+the window from ``span - 1 + r`` letters before it to ``r`` letters after it
+(within the record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`,
+``r`` the query length), so its column maxima are exact over the own range
+and its neighbourhood. They come from ``sc_pair_pR`` (two problems of a query
+per warp in 16-bit halves, where the scores fit), ``sc_colmax_R`` (a warp per
+problem, ``R`` query rows per lane: :func:`rows_per_lane`), ``sc_long_R``
+(long queries) or, with ``method="rowscan"``, the row-parallel scan.
+``sc_points`` applies the end-point rule on the GPU, and the best ``keep`` of
+each query are chosen on the GPU too, in the order of
+:func:`~swgpu.align.scan_rule.best_end_points` (the CPU engine's). Problems
+go in batches that fit ``ROW_BUDGET`` ints of row buffers, queued without
+waiting; the host waits once, for the chosen end points.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 
 import numpy as np
 
-from ...align.scan_rule import best_end_points, cap_span, span_bound
+from ...align.scan_rule import cap_span, span_bound
 from ...exceptions import EngineError
 from ...scoring import Scoring
 from . import runtime
@@ -31,10 +35,23 @@ FIELDS = 11
 WARPS = 8
 #: Own columns per problem.
 WINDOW = 4096
+#: The fewest own columns per problem when :attr:`CudaGenomeScanner.fill`
+#: narrows the windows, and the warps per multiprocessor it aims for.
+MIN_WINDOW = 1024
+FILL_WARPS = 16
+#: Waves of those warps that let :attr:`CudaGenomeScanner.fill` widen the windows.
+WAVES = 16
 #: Own columns per problem of the row-parallel scan.
 ROWSCAN_WINDOW = 1 << 18
+#: Columns of a tile and threads of a block of the row-parallel scan
+#: (kernels/scan.cu: SC_RS_TILE, SC_RS_THREADS).
+ROWSCAN_TILE = 1024
+ROWSCAN_THREADS = 256
 #: Row-buffer ints of one launch (3 per window column; 4 GiB).
 ROW_BUDGET = 1 << 30
+#: Scores of the 16-bit pair kernels stay under this (m * max + open), as do
+#: twice the gap costs.
+PAIR_LIMIT = 1 << 14
 #: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
 ROWS_PER_LANE = (1, 2, 4, 8, 16)
 #: Queries of at least this many letters run on the long kernel (``sc_long``):
@@ -53,6 +70,21 @@ def rows_per_lane(m: int) -> int:
     return ROWS_PER_LANE[-1]
 
 
+def _pairs(d: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Problems of ``d`` (rows ``index`` of the launch's descriptors) two by
+    two, each pair of one query (a problem left alone is paired with
+    itself): an ``(n, 2)`` int32 array of descriptor rows."""
+    first = np.ones(d.shape[0], dtype=bool)
+    first[1:] = d[1:, 0] != d[:-1, 0]  # a query's problems are consecutive
+    run = np.cumsum(first) - 1
+    start = np.flatnonzero(first)
+    pos = np.arange(d.shape[0]) - start[run]  # position within the query's run
+    lows = np.flatnonzero(pos % 2 == 0)
+    nxt = np.minimum(lows + 1, d.shape[0] - 1)
+    highs = np.where((lows + 1 < d.shape[0]) & ~first[nxt], lows + 1, lows)
+    return np.stack([index[lows], index[highs]], axis=1).astype(np.int32)
+
+
 class CudaGenomeScanner:
     """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`)."""
 
@@ -64,6 +96,7 @@ class CudaGenomeScanner:
         self.device_id = int(device_id)
         self.window = WINDOW
         self.long_query = LONG_QUERY  # queries of this many letters or more run on the long kernel
+        self.fill = method == "auto"  # narrower windows when too few problems would leave the GPU idle
         if method == "rowscan":  # whole rows of long windows: fewer lead-in columns per own column
             self.window = ROWSCAN_WINDOW
         self.last_timings: dict = {}
@@ -77,59 +110,125 @@ class CudaGenomeScanner:
             mod = runtime.get_module(KERNEL_FILE)
             packed = self._K <= 8 and int(m.min()) >= -128 and int(m.max()) <= 127
             self._colmax = {r: mod.get_function(f"sc_colmax_{'p' if packed else ''}{r}") for r in ROWS_PER_LANE}
+            # two problems of a query per warp in 16-bit halves, where every score fits
+            small = packed and scoring.gap_open < PAIR_LIMIT // 2 and scoring.gap_extend < PAIR_LIMIT // 2
+            self._pair = {r: mod.get_function(f"sc_pair_p{r}") for r in ROWS_PER_LANE} if small else None
             self._points = mod.get_function("sc_points")
             self._rowscan = mod.get_function("sc_rowscan")
+            self._rowchain = mod.get_function("sc_rowchain")
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
             self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
+            self._sms = int(self._cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
 
-    def _window(self, m: int, span: int | None, r: int, length: int) -> int:
+    def _window(self, m: int, span: int | None, r: int, length: int, short: int) -> int:
         """Own columns per problem: :data:`WINDOW`, or for long queries as
         many columns as leave every warp of the long kernel a strip (parts
         at least four times their lead-in)."""
         if m < self.long_query or length <= 0:
-            return self.window
+            return short
+        if self.method == "rowscan":  # one problem per record: a row's scan spans the record
+            return max(self.window, length)
         lead = (span if span is not None else length) + 2 * r
         strips = -(-m // LONG_STRIP)
         parts = max(1, min(-(-self._long_blocks * WARPS // strips), length // (4 * lead)))
         return max(self.window, -(-length // parts))
 
+    def _best(self, parts, keep: int):
+        """The ``keep`` best end points of each query (slot) among the
+        batches' ``parts``, chosen on the GPU: ordered by slot, then score
+        (highest first), then column -- the order of
+        :func:`~swgpu.align.scan_rule.best_end_points`."""
+        cp = self._cp
+        if not parts or sum(int(p[0].size) for p in parts) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
+        cols, scores, slots = (cp.concatenate([p[k] for p in parts]) for k in range(3))
+        order = cp.lexsort(cp.stack([cols, -scores.astype(cp.int64), slots.astype(cp.int64)]))
+        # the ranks within each slot on the host (4 bytes an end point; no
+        # boolean indexing on the GPU, whose first use in a process is slow)
+        slots = slots[order].get()
+        rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
+        kept = np.flatnonzero(rank < max(int(keep), 0))
+        at = order[cp.asarray(kept)]
+        return cols[at].get(), scores[at].get(), slots[kept]
+
+    def _short_window(self, queries, letters: int) -> int:
+        """Own columns per problem of the short kernels: :attr:`window`, or
+        with :attr:`fill` as few as leave the GPU ``FILL_WARPS`` warps per
+        multiprocessor (two problems a warp), at least ``MIN_WINDOW``; or
+        when there are problems enough for many waves of those warps, up to
+        four times as many (less lead-in per own column)."""
+        short = sum(1 for q in queries if 0 < q.size < self.long_query)
+        problems = short * letters / self.window
+        want = 2 * FILL_WARPS * self._sms
+        if not self.fill:
+            return self.window
+        if problems < want:
+            return max(MIN_WINDOW, int(self.window * problems / want) // 256 * 256)
+        window = self.window
+        while window < 4 * self.window and problems * self.window / (2 * window) >= WAVES * want:
+            window *= 2
+        return window
+
     def _problems(self, queries, bounds, floors, own=None, radius=None, max_span=None) -> np.ndarray:
+        """Descriptors of every problem, query by query (the windows of
+        queries of one length are laid out once)."""
         sc = self.scoring
+        first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
+        short_window = self._short_window(queries, max(0, end - first))
+        sizes = np.array([q.size for q in queries], dtype=np.int64)
         qoff = np.zeros(len(queries) + 1, dtype=np.int64)
-        np.cumsum([q.size for q in queries], out=qoff[1:])
-        rows = []
-        for k, q in enumerate(queries):
-            m = int(q.size)
-            if m == 0:
-                continue
+        np.cumsum(sizes, out=qoff[1:])
+        floors = np.asarray(floors, dtype=np.int64)
+        blocks = []
+        for m in np.unique(sizes[sizes > 0]).tolist():
             span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             r = max(m if radius is None else int(radius), 1)
-            first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
+            parts = []
             for rec in range(bounds.size - 1):
                 lo, hi = int(bounds[rec]), int(bounds[rec + 1])
                 a0, a1 = max(lo, first), min(hi, end)
-                window = self._window(m, span, r, a1 - a0)
+                window = self._window(m, span, r, a1 - a0, short_window)
                 a = np.arange(a0, a1, window, dtype=np.int64)
                 if a.size == 0:
                     continue
                 b = np.minimum(a + window, a1)
                 w0 = np.maximum(lo, a - r - (span - 1)) if span is not None else np.full_like(a, lo)
                 w1 = np.minimum(hi, b + r)
-                block = np.zeros((a.size, FIELDS), dtype=np.int64)
-                block[:, 0], block[:, 1], block[:, 2], block[:, 3] = qoff[k], m, w0, w1 - w0
-                block[:, 5], block[:, 6], block[:, 7] = a - w0, b - w0, r
-                block[:, 8], block[:, 9], block[:, 10] = floors[k], w0, k
-                rows.append(block)
-        return np.concatenate(rows) if rows else np.zeros((0, FIELDS), dtype=np.int64)
+                part = np.zeros((a.size, FIELDS), dtype=np.int64)
+                part[:, 1], part[:, 2], part[:, 3] = m, w0, w1 - w0
+                part[:, 5], part[:, 6], part[:, 7], part[:, 9] = a - w0, b - w0, r, w0
+                parts.append(part)
+            if not parts:
+                continue
+            layout = np.concatenate(parts)
+            ks = np.flatnonzero(sizes == m)
+            block = np.tile(layout, (ks.size, 1))
+            each = np.repeat(ks, layout.shape[0])
+            block[:, 0], block[:, 8], block[:, 10] = qoff[each], floors[each], each
+            blocks.append(block)
+        if not blocks:
+            return np.zeros((0, FIELDS), dtype=np.int64)
+        desc = np.concatenate(blocks)
+        return desc[np.argsort(desc[:, 10], kind="stable")]
+
+    def _paired(self, d: np.ndarray) -> np.ndarray:
+        """Which problems run two to a warp in 16-bit halves: queries of one
+        strip whose scores (and gap costs) fit well inside 16 bits."""
+        if self._pair is None or d.shape[0] == 0:
+            return np.zeros(d.shape[0], dtype=bool)
+        m = d[:, 1]
+        return (m <= 32 * ROWS_PER_LANE[-1]) & (m * self.scoring.matrix.max_score + self.scoring.gap_open < PAIR_LIMIT)
 
     def _row_scan(self, A, B, d: np.ndarray, rows) -> None:
-        """The row-parallel scan (``sc_rowscan``) over problems ``d``: one
-        launch per query row, a block per (problem, tile of columns)."""
+        """The row-parallel scan over problems ``d``: one launch per query
+        row, a block per (problem, tile of columns). The max-scan of a tile
+        reaches back over a halo of columns (``sc_rowscan``, the localized
+        scan) while a gap that long can score; for longer queries the scan
+        runs across the tiles in one pass instead (``sc_rowchain``)."""
         cp = self._cp
         i32 = np.int32
         sc = self.scoring
-        tile = 1024  # kernels/scan.cu: SC_RS_TILE
-        tiles = -(-d[:, 3] // tile)
+        tiles = -(-d[:, 3] // ROWSCAN_TILE)
         first = np.zeros(d.shape[0] + 1, dtype=np.int64)
         np.cumsum(tiles, out=first[1:])
         top, widest = int(d[:, 1].max()), int(d[:, 3].max())
@@ -137,56 +236,82 @@ class CudaGenomeScanner:
         halo = widest if sc.gap_extend == 0 else \
             min(widest, max(1, (top * sc.matrix.max_score - sc.gap_open) // sc.gap_extend + 1))
         dd, tf = cp.asarray(d.ravel()), cp.asarray(first)
+        common = (A, B, dd, i32(d.shape[0]), tf, self._matrix, i32(self._K), i32(sc.gap_open), i32(sc.gap_extend),
+                  rows)
+        grid, block = (int(first[-1]),), (ROWSCAN_THREADS,)
+        if halo <= ROWSCAN_TILE // 2:
+            for i in range(1, top + 1):
+                self._rowscan(grid, block, common + (i32(i), i32(halo)))
+            return
+        ticket = cp.zeros(1, dtype=np.uint64)
+        status = cp.zeros(int(first[-1]), dtype=np.uint64)
         for i in range(1, top + 1):
-            self._rowscan((int(first[-1]),), (256,),
-                          (A, B, dd, i32(d.shape[0]), tf, self._matrix, i32(self._K), i32(sc.gap_open),
-                           i32(sc.gap_extend), rows, i32(i), i32(halo)))
+            self._rowchain(grid, block, common + (i32(i), ticket, status))
 
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None):
-        """See :class:`~swgpu.engines.base.GenomeScanner`."""
+        """See :class:`~swgpu.engines.base.GenomeScanner`. Batches of
+        problems are queued one after another on the stream; the host
+        waits once, at the end."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
         desc = self._problems(queries, bounds, floors, own, radius, max_span)
-        found_cols, found_scores, found_slots = [], [], []
+        found = []  # per batch: (cols, scores, slots, count, cap) on the device
         i32 = np.int32
-        kernel_s = 0.0
+        sc = self.scoring
+        gaps = (i32(sc.gap_open), i32(sc.gap_extend))
         with cp.cuda.Device(self.device_id), self._stream:
+            ev = [cp.cuda.Event(), cp.cuda.Event()]
+            ev[0].record()
             if desc.shape[0]:
                 A = cp.asarray(np.concatenate(queries))
                 B = cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8))
-            start = 0
             is_long = desc[:, 1] >= self.long_query
             if self.method == "rowscan":
                 is_long[:] = False
+                ints = np.full(desc.shape[0], 5)
+            else:  # problems of one strip keep only their column maxima
+                ints = np.where(is_long, 6, np.where(desc[:, 1] <= 32 * ROWS_PER_LANE[-1], 1, 3))
+            need = ints * (desc[:, 3] + 1)
+            only_c = ints == 1
+            lead = 2 * (int(desc[only_c, 3].max()) + 1) if only_c.any() else 0  # room before a C-only slot
+            start = 0
             while start < desc.shape[0]:
-                need = np.where(is_long[start:], 6, 5 if self.method == "rowscan" else 3) * (desc[start:, 3] + 1)
-                take = max(1, int(np.searchsorted(np.cumsum(need), ROW_BUDGET, side="right")))
+                take = max(1, int(np.searchsorted(np.cumsum(need[start:]), ROW_BUDGET, side="right")))
                 d = desc[start:start + take].copy()
                 lg = is_long[start:start + take]
                 off = np.zeros(take + 1, dtype=np.int64)
-                np.cumsum(need[:take], out=off[1:])
-                d[:, 4] = off[:-1]
-                own = d[:, 6] - d[:, 5]
+                np.cumsum(need[start:start + take], out=off[1:])
+                # H, F, C of a problem at d[4] (C only: H and F would lie in the slots before)
+                d[:, 4] = lead + off[:-1] - np.where(only_c[start:start + take], 2 * (d[:, 3] + 1), 0)
+                own_cols = d[:, 6] - d[:, 5]
                 first = np.zeros(take + 1, dtype=np.int64)
-                np.cumsum(own, out=first[1:])
-                cap = int((own // (d[:, 7] + 1) + 1).sum())
-                rows = (cp.zeros if self.method == "rowscan" else cp.empty)(int(off[-1]), dtype=np.int32)
-                ev = [cp.cuda.Event(), cp.cuda.Event()]
-                ev[0].record()
-                short = d[~lg]
+                np.cumsum(own_cols, out=first[1:])
+                cap = int((own_cols // (d[:, 7] + 1) + 1).sum())
+                rows = (cp.zeros if self.method == "rowscan" else cp.empty)(lead + int(off[-1]), dtype=np.int32)
+                short_index = np.flatnonzero(~lg)  # rows of d
                 if self.method == "rowscan":
-                    self._row_scan(A, B, short, rows)
-                    short = short[:0]
-                shapes = np.array([rows_per_lane(int(x)) for x in short[:, 1]])
-                for r in np.unique(shapes).tolist():
-                    sel = short[shapes == r]
+                    self._row_scan(A, B, d[short_index], rows)
+                    short_index = short_index[:0]
+                short = d[short_index]
+                shapes = np.asarray(ROWS_PER_LANE)[np.minimum(
+                    np.searchsorted(32 * np.asarray(ROWS_PER_LANE), short[:, 1]), len(ROWS_PER_LANE) - 1)]
+                paired = self._paired(short)
+                dev_d = cp.asarray(d.ravel())
+                for r in np.unique(shapes[paired]).tolist():
+                    at = paired & (shapes == r)
+                    pairs = _pairs(short[at], short_index[at])
+                    self._pair[r]((-(-pairs.shape[0] // WARPS),), (32 * WARPS,),
+                                  (A, B, dev_d, cp.asarray(pairs.ravel()), i32(pairs.shape[0]), self._matrix,
+                                   i32(self._K)) + gaps + (rows,))
+                for r in np.unique(shapes[~paired]).tolist():
+                    sel = short[(shapes == r) & ~paired]
                     self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
-                                    (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K),
-                                     i32(self.scoring.gap_open), i32(self.scoring.gap_extend), rows))
+                                    (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K))
+                                    + gaps + (rows,))
                 if lg.any():
                     sel = d[lg]
                     strips = -(-sel[:, 1] // LONG_STRIP)
@@ -195,40 +320,32 @@ class CudaGenomeScanner:
                     progress = cp.zeros(int(sfirst[-1]), dtype=np.int32)
                     self._long((self._long_blocks,), (32 * WARPS,),
                                (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), cp.asarray(sfirst),
-                                np.int64(sfirst[-1]), self._matrix, i32(self._K), i32(self.scoring.gap_open),
-                                i32(self.scoring.gap_extend), rows, progress))
+                                np.int64(sfirst[-1]), self._matrix, i32(self._K)) + gaps + (rows, progress))
                     # the column maxima are in the row slot of the problem's last strip
                     d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
-                d_desc = cp.asarray(d.ravel())
-                cols = cp.empty(max(cap, 1), dtype=np.int64)
-                scores = cp.empty(max(cap, 1), dtype=np.int32)
-                slots = cp.empty(max(cap, 1), dtype=np.int32)
-                count = cp.zeros(1, dtype=np.uint64)
+                    dev_d = cp.asarray(d.ravel())
+                out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
+                       cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))
                 total = int(first[-1])
                 self._points((max(1, min(-(-total // 256), 65535)),), (256,),
-                             (rows, d_desc, cp.asarray(first[:-1]), np.int64(total), i32(take), cols, scores, slots,
-                              count, np.uint64(cap)))
-                ev[1].record()
-                got = int(count.get()[0])
-                if got > cap:
-                    raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
-                kernel_s += cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
-                found_cols.append(cols[:got].get())
-                found_scores.append(scores[:got].get())
-                found_slots.append(slots[:got].get())
-                if on_done is not None:  # once per query and batch
-                    per_query = np.bincount(d[:, 10], weights=own, minlength=len(queries))
+                             (rows, dev_d, cp.asarray(first[:-1]), np.int64(total), i32(take)) + out + (np.uint64(cap),))
+                found.append(out + (cap,))
+                if on_done is not None:  # once per query and batch, as the batch is queued
+                    per_query = np.bincount(d[:, 10], weights=own_cols, minlength=len(queries))
                     for k in np.flatnonzero(per_query).tolist():
                         on_done(k, int(per_query[k]))
                 start += take
-        cols = np.concatenate(found_cols) if found_cols else np.zeros(0, np.int64)
-        scores = np.concatenate(found_scores) if found_scores else np.zeros(0, np.int32)
-        slots = np.concatenate(found_slots) if found_slots else np.zeros(0, np.int32)
-        order = np.argsort(slots, kind="stable")
-        cuts = np.searchsorted(slots[order], np.arange(len(queries) + 1))
-        out = []
-        for k in range(len(queries)):
-            mine = order[cuts[k]:cuts[k + 1]]
-            out.append(best_end_points(cols[mine], scores[mine], keep))
+            ev[1].record()
+            counts = [int(x) for x in cp.concatenate([f[3] for f in found]).get()] if found else []
+            kernel_s = cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
+            parts = []
+            for (c, sco, sl, _, cap), got in zip(found, counts):
+                if got > cap:
+                    raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
+                parts.append((c[:got], sco[:got], sl[:got]))
+            cols, scores, slots = self._best(parts, keep)
+        # each query's end points are consecutive, best first
+        cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
+        out = [(cols[cuts[k]:cuts[k + 1]], scores[cuts[k]:cuts[k + 1]]) for k in range(len(queries))]
         self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0, "problems": int(desc.shape[0])}
         return out

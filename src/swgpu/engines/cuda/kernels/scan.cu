@@ -293,6 +293,123 @@ SC_COLMAX(sc_colmax_p16, 16, true)
 SC_LONG(sc_long_16, 16, false)
 SC_LONG(sc_long_p16, 16, true)
 
+// sc_pair_pR -- the column maxima of two problems of one query at once, in
+// the two 16-bit halves of each register (DPX s16x2: the low half problem
+// pairs[2 w], the high half pairs[2 w + 1], which may be the same problem):
+// the wavefront of sc_strip for a query of one strip (m <= 32 R) with packed
+// scores, where every score fits 16 bits (the host checks m * max + go <
+// 2^14 and go, ge < 2^13, so E and F stay above -2^14 - ge). The two
+// problems' letters of a column travel as one word (low byte, high byte),
+// the row's scores of both come from one byte permute, and each cell pair
+// costs eight instructions. Columns past a problem's end read letter 0 and
+// are not written.
+#define SC_NEG16 0xc000c000u  // -2^14 in both halves
+
+__device__ __forceinline__ unsigned int sc_pack16(const int x) { return ((unsigned int)x & 0xffffu) * 0x10001u; }
+
+template <int R>
+__device__ __forceinline__ void sc_pair_strip(const unsigned char* __restrict__ a, const int pad,
+                                              const unsigned char* __restrict__ bA, const int nA,
+                                              const unsigned char* __restrict__ bB, const int nB,
+                                              const int* __restrict__ SM, const int K, const int go, const int ge,
+                                              int* __restrict__ CA, int* __restrict__ CB)
+{
+    const int lane = threadIdx.x & 31;
+    const int n = max(nA, nB);
+    const int i0 = lane * R - pad;  // this lane's rows are i0 + 1 .. i0 + R (<= 0: padding, scores 0)
+    const unsigned int GO = sc_pack16(-go), GE = sc_pack16(-ge);
+    unsigned int w0[R], w1[R], H[R], E[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+        const int off = i0 + k >= 0 ? (int)a[i0 + k] * K : K * K;
+        unsigned int x0 = 0, x1 = 0;
+        for (int c = 0; c < K; ++c) {
+            const unsigned int v = (unsigned int)(SM[off + c] & 0xff);
+            if (c < 4) x0 |= v << (8 * c); else x1 |= v << (8 * (c - 4));
+        }
+        w0[k] = x0;
+        w1[k] = x1;
+        H[k] = 0;
+        E[k] = SC_NEG16;
+    }
+    auto letters = [&](const int j) -> unsigned int {  // column j (1-based) of both problems
+        const unsigned int lo = j <= nA ? bA[j - 1] : 0u, hi = j <= nB ? bB[j - 1] : 0u;
+        return lo | (hi << 8);
+    };
+    unsigned int hb = 0, fb = GO, cm = 0, bc = 0, diag = 0, kc = 0;
+    unsigned int cb = lane + 1 <= n ? letters(lane + 1) : 0u, nb = lane + 33 <= n ? letters(lane + 33) : 0u;
+    const int steps = n + 31;
+    for (int s = 0; s < steps; ++s) {
+        const int slot = s & 31;
+        if (slot == 0 && s > 0) {
+            cb = nb;
+            const int j2 = (((s >> 5) + 1) << 5) + lane + 1;
+            nb = j2 <= n ? letters(j2) : 0u;
+        }
+        unsigned int up = __shfl_up_sync(SC_FULL, hb, 1);
+        unsigned int f = __shfl_up_sync(SC_FULL, fb, 1);
+        unsigned int upc = __shfl_up_sync(SC_FULL, cm, 1);
+        unsigned int ub = __shfl_up_sync(SC_FULL, bc, 1);
+        const unsigned int bb = __shfl_sync(SC_FULL, cb, slot);
+        const int j = s - lane + 1;
+        if (lane == 0) { up = 0; f = GO; upc = 0; ub = bb; }
+        if (j >= 1 && j <= n) {
+            bc = ub;
+            unsigned int dg = diag;
+            cm = upc;
+            // selector: byte lo, its sign, byte hi, its sign (lo, hi < 8)
+            const unsigned int sel = ub | ((ub | 0x0808u) << 4);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                const unsigned int e = __viaddmax_s16x2(E[k], GE, __viaddmax_s16x2(H[k], GO, SC_NEG16));
+                const unsigned int sub = (unsigned int)sc_prmt(w0[k], w1[k], sel);
+                const unsigned int h = __viaddmax_s16x2(dg, sub, __vimax3_s16x2_relu(f, e, 0u));
+                cm = __viaddmax_s16x2(dg, sub, cm);
+                f = __viaddmax_s16x2(f, GE, __viaddmax_s16x2(h, GO, SC_NEG16));  // F entering the next row
+                dg = H[k];
+                H[k] = h;
+                E[k] = e;
+            }
+            hb = H[R - 1];
+            fb = f;
+        }
+        diag = up;
+        const unsigned int oc = __shfl_sync(SC_FULL, cm, 31);
+        if (lane == slot) kc = oc;
+        if (slot == 31 || s == steps - 1) {
+            const int jj = s - slot + lane - 30;  // the column this lane keeps
+            if (lane <= slot && jj >= 1) {
+                if (jj <= nA) CA[jj] = (int)(short)(kc & 0xffffu);
+                if (jj <= nB) CB[jj] = (int)kc >> 16;
+            }
+        }
+    }
+}
+
+#define SC_PAIR(NAME, R)                                                                                         \
+    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
+    NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
+         const long long* __restrict__ desc, const int* __restrict__ pairs, const int npairs,                   \
+         const int* __restrict__ M, const int K, const int go, const int ge, int* __restrict__ rows)            \
+    {                                                                                                            \
+        __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];                                                          \
+        for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
+        __syncthreads();                                                                                         \
+        const int w = blockIdx.x * SC_WARPS + (threadIdx.x >> 5);                                                \
+        if (w >= npairs) return;                                                                                 \
+        const long long* dA = desc + (long long)pairs[2 * w] * SC_FIELDS;                                        \
+        const long long* dB = desc + (long long)pairs[2 * w + 1] * SC_FIELDS;                                    \
+        const int m = (int)dA[1], nA = (int)dA[3], nB = (int)dB[3];                                              \
+        sc_pair_strip<R>(A + dA[0], 32 * R - m, B + dA[2], nA, B + dB[2], nB, SM, K, go, ge,                     \
+                         rows + dA[4] + 2 * (nA + 1), rows + dB[4] + 2 * (nB + 1));                              \
+    }
+
+SC_PAIR(sc_pair_p1, 1)
+SC_PAIR(sc_pair_p2, 2)
+SC_PAIR(sc_pair_p4, 4)
+SC_PAIR(sc_pair_p8, 8)
+SC_PAIR(sc_pair_p16, 16)
+
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
 // counter; cap: the room there (the host sizes it by the spacing above).
 extern "C" __global__ void sc_points(const int* __restrict__ rows, const long long* __restrict__ desc,
@@ -329,6 +446,60 @@ extern "C" __global__ void sc_points(const int* __restrict__ rows, const long lo
     }
 }
 
+// Inclusive max-scan of x over the warp; each warp's total goes to
+// wmax[warp] (visible to the block after the barrier inside).
+__device__ __forceinline__ int sc_warp_scan(int x, int* wmax)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(SC_FULL, x, o);
+        if (lane >= o) x = max(x, y);
+    }
+    if (lane == 31) wmax[threadIdx.x >> 5] = x;
+    __syncthreads();
+    return x;
+}
+
+// The problem of tile g (tile_first: prefix sums of the problems' tiles)
+// and its row buffers for query row i (see sc_rowscan).
+struct ScRow {
+    const unsigned char* b;  // the problem's window
+    const int* row;          // scores of query letter i against each letter
+    const int* Hp;           // H, F of row i - 1
+    const int* Fp;
+    int* Hc;                 // H, F of row i
+    int* Fc;
+    int* C;                  // column maxima
+    int m, n, t;             // rows, columns, the tile's index in its problem
+};
+
+__device__ __forceinline__ ScRow sc_row(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
+                                        const long long* __restrict__ desc, const int nprob,
+                                        const long long* __restrict__ tile_first, const long long g,
+                                        const int* SM, const int K, int* __restrict__ rows, const int i)
+{
+    int lo = 0, hi = nprob - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (tile_first[mid] <= g) lo = mid; else hi = mid - 1;
+    }
+    const long long* d = desc + (long long)lo * SC_FIELDS;
+    ScRow r;
+    r.m = (int)d[1];
+    r.n = (int)d[3];
+    r.t = (int)(g - tile_first[lo]);
+    r.b = B + d[2];
+    r.row = SM + (i <= r.m ? (int)A[d[0] + i - 1] : 0) * K;
+    int* base = rows + d[4];
+    r.Hp = base + (long long)((i - 1) & 1) * 3 * (r.n + 1);
+    r.Fp = r.Hp + (r.n + 1);
+    r.Hc = base + (long long)(i & 1) * 3 * (r.n + 1);
+    r.Fc = r.Hc + (r.n + 1);
+    r.C = base + 2 * (r.n + 1);
+    return r;
+}
+
 // sc_rowscan -- the seed method (Khajeh-Saeed et al., localized as Yasui and
 // Ino): the matrix one query row at a time, each row's columns in parallel.
 // One launch per row i; block (problem p, tile t) takes the tile's own
@@ -355,24 +526,12 @@ sc_rowscan(const unsigned char* __restrict__ A, const unsigned char* __restrict_
     __shared__ int wmax[SC_RS_THREADS / 32];
     for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];
     __syncthreads();
-    const long long g = blockIdx.x;
-    int lo = 0, hi = nprob - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) >> 1;
-        if (tile_first[mid] <= g) lo = mid; else hi = mid - 1;
-    }
-    const long long* d = desc + (long long)lo * SC_FIELDS;
-    const int m = (int)d[1], n = (int)d[3];
-    if (i > m) return;
-    const int t = (int)(g - tile_first[lo]);
-    const unsigned char* b = B + d[2];
-    const int* row = SM + (int)A[d[0] + i - 1] * K;
-    int* base = rows + d[4];
-    const int* Hp = base + (long long)((i - 1) & 1) * 3 * (n + 1);
-    const int* Fp = Hp + (n + 1);
-    int* Hc = base + (long long)(i & 1) * 3 * (n + 1);
-    int* Fc = Hc + (n + 1);
-    int* C = base + 2 * (n + 1);
+    const ScRow P = sc_row(A, B, desc, nprob, tile_first, blockIdx.x, SM, K, rows, i);
+    if (i > P.m) return;
+    const int n = P.n, t = P.t;
+    const unsigned char* b = P.b;
+    const int *row = P.row, *Hp = P.Hp, *Fp = P.Fp;
+    int *Hc = P.Hc, *Fc = P.Fc, *C = P.C;
     const int own0 = t * SC_RS_TILE + 1, own1 = min(n, (t + 1) * SC_RS_TILE);  // own columns (1-based)
     const int J0 = max(1, own0 - halo);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -388,15 +547,7 @@ sc_rowscan(const unsigned char* __restrict__ A, const unsigned char* __restrict_
             key = ht + (j - J0) * ge;
             if (j >= own0) C[j] = max(C[j], dd);
         }
-        // inclusive max-scan of key over the block
-        int x = key;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const int y = __shfl_up_sync(SC_FULL, x, o);
-            if (lane >= o) x = max(x, y);
-        }
-        if (lane == 31) wmax[warp] = x;
-        __syncthreads();
+        const int x = sc_warp_scan(key, wmax);  // inclusive max-scan of key over the warp
         int before = carry;  // the max over every column before this thread's warp
         for (int w = 0; w < warp; ++w) before = max(before, wmax[w]);
         const int incl = max(before, x);
@@ -411,6 +562,111 @@ sc_rowscan(const unsigned char* __restrict__ A, const unsigned char* __restrict_
             const int e = excl - go - (j - 1 - J0) * ge;
             Hc[j] = max(ht, e);
             Fc[j] = f;
+        }
+    }
+}
+
+// sc_rowchain -- the same row-parallel scan for long queries, whose gaps can
+// reach back further than a tile: no halo; the max-scan runs across the
+// tiles of a problem in one pass with a decoupled look-back (as single-pass
+// prefix scans do). A block takes the next tile in launch order from
+// *ticket (so every tile it waits on is running), computes Ht of its 1024
+// columns in registers, publishes the tile's aggregate, finds the prefix of
+// the tiles before it, publishes the inclusive prefix, then writes H, F and
+// the column maxima. A tile's value is the best Ht(k) - (b - 1 - k) ge over
+// its columns k, for b the column after it (what a gap opened from there
+// would carry to b, before its opening cost), floored at SC_NEG. Status
+// words: row << 34 | kind << 32 | value (kind 1 aggregate, 2 inclusive
+// prefix); a word of an older row is not ready. *ticket is 0 at row 1, and
+// every launch has exactly tile_first[nprob] blocks.
+#define SC_RC_PER (SC_RS_TILE / SC_RS_THREADS)
+
+extern "C" __global__ void __launch_bounds__(SC_RS_THREADS)
+sc_rowchain(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const long long* __restrict__ desc,
+            const int nprob, const long long* __restrict__ tile_first, const int* __restrict__ M, const int K,
+            const int go, const int ge, int* __restrict__ rows, const int i,
+            unsigned long long* __restrict__ ticket, unsigned long long* __restrict__ status)
+{
+    __shared__ int SM[SC_MAXK * SC_MAXK];
+    __shared__ int wmax[SC_RS_THREADS / 32];
+    __shared__ long long s_g;
+    __shared__ int s_carry;
+    const long long ntiles = tile_first[nprob];
+    if (threadIdx.x == 0) s_g = (long long)atomicAdd(ticket, 1ull) - (long long)(i - 1) * ntiles;
+    for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];
+    __syncthreads();
+    const long long g = s_g;
+    const ScRow P = sc_row(A, B, desc, nprob, tile_first, g, SM, K, rows, i);
+    if (i > P.m) return;  // every tile of this problem returns: none waits on another
+    const int n = P.n, t = P.t;
+    const unsigned char* b = P.b;
+    const int *row = P.row, *Hp = P.Hp, *Fp = P.Fp;
+    int *Hc = P.Hc, *Fc = P.Fc, *C = P.C;
+    const int s0 = t * SC_RS_TILE + 1, s1 = min(n, (t + 1) * SC_RS_TILE);  // the tile's columns (1-based)
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    // each thread holds SC_RC_PER consecutive columns: j = s0 + threadIdx.x * SC_RC_PER + c
+    int ht[SC_RC_PER], f[SC_RC_PER];
+    int key = SC_NEG;  // best Ht(k) + (k - s0) ge over this thread's columns
+    const int j0 = s0 + threadIdx.x * SC_RC_PER;
+#pragma unroll
+    for (int c = 0; c < SC_RC_PER; ++c) {
+        const int j = j0 + c;
+        ht[c] = 0;
+        f[c] = SC_NEG;
+        if (j <= s1) {
+            const int up = __ldcg(Hp + j);
+            f[c] = max((i > 1 ? __ldcg(Fp + j) : SC_NEG) - ge, up - go);
+            const int dd = __ldcg(Hp + j - 1) + row[b[j - 1]];
+            ht[c] = __vimax3_s32_relu(dd, f[c], SC_NEG);
+            key = max(key, ht[c] + (j - s0) * ge);
+            C[j] = max(C[j], dd);
+        }
+    }
+    const int x = sc_warp_scan(key, wmax);  // inclusive max-scan of the threads' keys over the warp
+    if (threadIdx.x == 0) {
+        int total = SC_NEG;
+        for (int w = 0; w < SC_RS_THREADS / 32; ++w) total = max(total, wmax[w]);
+        const int width = s1 - s0 + 1;
+        const int agg = max(total - (width - 1) * ge, SC_NEG);  // at b = s1 + 1
+        const unsigned long long tag = (unsigned long long)i << 34;
+        volatile unsigned long long* st = status + g;
+        long long carry = SC_NEG;  // at b = s0
+        if (t == 0) {
+            *st = tag | (2ull << 32) | (unsigned int)agg;
+        } else {
+            *st = tag | (1ull << 32) | (unsigned int)agg;
+            long long back = 0;  // columns between the tile looked at and s0
+            for (long long p = g - 1;; --p) {
+                unsigned long long w;
+                volatile unsigned long long* sp = status + p;
+                do { w = *sp; } while ((w >> 34) != (unsigned long long)i);
+                const long long v = (long long)(int)(unsigned int)w - back * ge;
+                carry = max(carry, v);
+                if (((w >> 32) & 3ull) == 2ull) break;
+                back += SC_RS_TILE;
+            }
+            carry = max(carry, (long long)SC_NEG);
+            const int incl = (int)max(carry - (long long)width * ge, (long long)agg);
+            *st = tag | (2ull << 32) | (unsigned int)max(incl, SC_NEG);
+        }
+        s_carry = (int)carry;
+    }
+    __syncthreads();
+    // the best key before this thread's columns, from the tiles before (carry
+    // at s0, in key terms: carry - ge) and this tile's threads before it
+    int before = max(s_carry - ge, SC_NEG);
+    for (int w = 0; w < warp; ++w) before = max(before, wmax[w]);
+    int excl = __shfl_up_sync(SC_FULL, x, 1);
+    excl = lane == 0 ? before : max(before, excl);
+#pragma unroll
+    for (int c = 0; c < SC_RC_PER; ++c) {
+        const int j = j0 + c;
+        if (j <= s1) {
+            // E(i, j) = max over k < j of Ht(k) - go - (j - 1 - k) ge
+            const int e = excl - go - (j - 1 - s0) * ge;
+            Hc[j] = max(ht[c], e);
+            Fc[j] = f[c];
+            excl = max(excl, ht[c] + (j - s0) * ge);
         }
     }
 }
