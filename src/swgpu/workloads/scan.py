@@ -42,7 +42,7 @@ from .limits import check_int32
 from .strands import oriented, strands_for
 from .windows import genome_codes
 
-__all__ = ["Scanner", "ScanResult", "cull", "CANDIDATES_PER_HIT", "METHODS"]
+__all__ = ["Scanner", "ScanResult", "cull", "trace_best", "CANDIDATES_PER_HIT", "METHODS"]
 
 #: Candidate end points kept per query and strand, per hit asked for.
 CANDIDATES_PER_HIT = 4
@@ -72,6 +72,34 @@ def cull(hits: list[Alignment], top: int) -> list[Alignment]:
         if len(kept) == top:
             break
     return kept
+
+
+def trace_best(ends: list[list[tuple]], top: int, trace: Callable[[list], list[Alignment]]) -> list[list[Alignment]]:
+    """Alignments of the end points ``ends[k]`` of each query ``k`` (tuples
+    whose last item is the score), as many as :func:`cull` needs: traced by
+    ``trace`` in rounds, best first (``top`` a query, then twice as many each
+    round), until ``cull(traced, top)`` is the same as over every end point:
+    the traced alignments scoring above the best untraced end point already
+    give ``top`` hits (they come first in ``cull``'s order), or none is left."""
+    order = [sorted(e, key=lambda x: -x[-1]) for e in ends]
+    upto = [0] * len(ends)
+    traced: list[list[Alignment]] = [[] for _ in ends]
+    active = [k for k in range(len(ends)) if order[k]]
+    take = max(1, top)
+    while active:
+        batch = [(k, e) for k in active for e in order[k][upto[k]:upto[k] + take]]
+        for (k, _), aln in zip(batch, trace([e for _, e in batch])):
+            traced[k].append(aln)
+        pending = []
+        for k in active:
+            upto[k] = min(len(order[k]), upto[k] + take)
+            if upto[k] < len(order[k]):
+                best_left = order[k][upto[k]][-1]
+                if len(cull([a for a in traced[k] if a.score > best_left], top)) < top:
+                    pending.append(k)
+        active = pending
+        take *= 2
+    return traced
 
 
 class Scanner:
@@ -151,14 +179,12 @@ class Scanner:
         found = find_end_points(self.scanner, self.cluster, base, qcodes, codes, bounds, floors,
                                 CANDIDATES_PER_HIT * top, on_progress)
         t1 = time.perf_counter()
-        ends = [(q, sign, col, score) for (k, sign, q), (cols, scores) in zip(oriented_queries, found)
-                for col, score in zip(cols.tolist(), scores.tolist())]
-        alns = trace_ends(self.tracer, self.executor, self.cluster, base, genome, bounds, ends,
-                          lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend))
-        per_query: list[list[Alignment]] = [[] for _ in queries]
-        slot = [k for (k, _, _), (cols, _) in zip(oriented_queries, found) for _ in range(cols.size)]
-        for aln, k in zip(alns, slot):
-            per_query[k].append(aln)
+        per_query_ends: list[list[tuple]] = [[] for _ in queries]
+        for (k, sign, q), (cols, scores) in zip(oriented_queries, found):
+            per_query_ends[k].extend((q, sign, col, score) for col, score in zip(cols.tolist(), scores.tolist()))
+        span_of = lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)  # noqa: E731
+        per_query = trace_best(per_query_ends, top, lambda ends: trace_ends(
+            self.tracer, self.executor, self.cluster, base, genome, bounds, ends, span_of))
         residues = int(bounds[-1])
         out = []
         for k, q in enumerate(queries):
