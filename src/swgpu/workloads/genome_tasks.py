@@ -18,7 +18,7 @@ from ..parallel.parts import split_columns
 from ..parallel.tasks import worker_engine
 from .windows import end_windows, finish_traces
 
-__all__ = ["part_end_points", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers",
+__all__ = ["part_end_points", "candidates_halving", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers",
            "find_end_points", "trace_ends"]
 
 
@@ -32,8 +32,33 @@ def part_end_points(spec: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     ``radius``, ``max_span`` as :meth:`GenomeScanner.candidates` takes them)."""
     engine, _ = _engine(spec)
     scanner = engine.genome_scanner(spec["scoring"], spec["method"])
-    return scanner.candidates(spec["queries"], spec["genome"], spec["bounds"], spec["floors"], spec["keep"],
+    return candidates_halving(scanner, spec["queries"], spec["genome"], spec["bounds"], spec["floors"], spec["keep"],
                               own=spec["own"], radius=spec["radius"], max_span=spec["max_span"])
+
+
+def candidates_halving(scanner, queries, genome, bounds, floors, keep, on_done=None, own=None, radius=None,
+                       max_span=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``scanner.candidates`` over the genome columns ``own`` (default all);
+    when the device runs out of memory (a ``MemoryError``, as CuPy's is) the
+    columns are cut in two halves, each found alone, and merged: the same
+    end points, in less memory. Columns fewer than ``MIN_HALVING`` are not
+    cut further (the error is raised)."""
+    a, b = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
+    try:
+        return scanner.candidates(queries, genome, bounds, floors, keep, on_done, own=(a, b), radius=radius,
+                                  max_span=max_span)
+    except MemoryError:
+        if b - a < MIN_HALVING:
+            raise
+    mid = (a + b) // 2
+    halves = [candidates_halving(scanner, queries, genome, bounds, floors, keep, None, own, radius, max_span)
+              for own in ((a, mid), (mid, b))]
+    return [best_end_points(np.concatenate([x[0], y[0]]), np.concatenate([x[1], y[1]]), keep)
+            for x, y in zip(*halves)]
+
+
+#: The fewest genome columns :func:`candidates_halving` still cuts in two.
+MIN_HALVING = 4096
 
 
 def trace_pairs(spec: dict) -> list[Alignment]:
@@ -90,7 +115,8 @@ def find_end_points(scanner, cluster, base: dict, queries, codes, bounds, floors
             on_progress(int(bounds[-1]) * sum(len(q) for q in queries))
         return out
     progress = None if on_progress is None else (lambda k, letters: on_progress(letters * len(queries[k])))
-    return scanner.candidates(queries, codes, bounds, floors, keep, progress, radius=radius, max_span=max_span)
+    return candidates_halving(scanner, queries, codes, bounds, floors, keep, progress, radius=radius,
+                              max_span=max_span)
 
 
 def trace_ends(tracer, executor, cluster, base: dict, genome, bounds, ends, span_of,
