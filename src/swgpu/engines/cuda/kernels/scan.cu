@@ -301,8 +301,10 @@ SC_LONG(sc_long_p16, 16, true)
 // 2^14 and go, ge < 2^13, so E and F stay above -2^14 - ge). The two
 // problems' letters of a column travel as one word (low byte, high byte),
 // the row's scores of both come from one byte permute, and each cell pair
-// costs eight instructions. Columns past a problem's end read letter 0 and
-// are not written.
+// costs seven instructions: HG keeps each row's h - go, which opens F below
+// in this column and E to the right in the next (the 32-bit kernels do
+// without: there the registers cost more occupancy than the instruction
+// saves). Columns past a problem's end read letter 0 and are not written.
 #define SC_NEG16 0xc000c000u  // -2^14 in both halves
 
 __device__ __forceinline__ unsigned int sc_pack16(const int x) { return ((unsigned int)x & 0xffffu) * 0x10001u; }
@@ -318,7 +320,7 @@ __device__ __forceinline__ void sc_pair_strip(const unsigned char* __restrict__ 
     const int n = max(nA, nB);
     const int i0 = lane * R - pad;  // this lane's rows are i0 + 1 .. i0 + R (<= 0: padding, scores 0)
     const unsigned int GO = sc_pack16(-go), GE = sc_pack16(-ge);
-    unsigned int w0[R], w1[R], H[R], E[R];
+    unsigned int w0[R], w1[R], H[R], HG[R], E[R];  // HG: H - go
 #pragma unroll
     for (int k = 0; k < R; ++k) {
         const int off = i0 + k >= 0 ? (int)a[i0 + k] * K : K * K;
@@ -330,6 +332,7 @@ __device__ __forceinline__ void sc_pair_strip(const unsigned char* __restrict__ 
         w0[k] = x0;
         w1[k] = x1;
         H[k] = 0;
+        HG[k] = GO;
         E[k] = SC_NEG16;
     }
     auto letters = [&](const int j) -> unsigned int {  // column j (1-based) of both problems
@@ -361,13 +364,15 @@ __device__ __forceinline__ void sc_pair_strip(const unsigned char* __restrict__ 
             const unsigned int sel = ub | ((ub | 0x0808u) << 4);
 #pragma unroll
             for (int k = 0; k < R; ++k) {
-                const unsigned int e = __viaddmax_s16x2(E[k], GE, __viaddmax_s16x2(H[k], GO, SC_NEG16));
+                const unsigned int e = __viaddmax_s16x2(E[k], GE, HG[k]);
                 const unsigned int sub = (unsigned int)sc_prmt(w0[k], w1[k], sel);
                 const unsigned int h = __viaddmax_s16x2(dg, sub, __vimax3_s16x2_relu(f, e, 0u));
                 cm = __viaddmax_s16x2(dg, sub, cm);
-                f = __viaddmax_s16x2(f, GE, __viaddmax_s16x2(h, GO, SC_NEG16));  // F entering the next row
+                const unsigned int hg = __viaddmax_s16x2(h, GO, SC_NEG16);  // h - go
+                f = __viaddmax_s16x2(f, GE, hg);  // F entering the next row
                 dg = H[k];
                 H[k] = h;
+                HG[k] = hg;
                 E[k] = e;
             }
             hb = H[R - 1];
