@@ -183,3 +183,23 @@ def test_pair_kernels_near_the_16_bit_limit():
     assert [int(x[1][0]) for x in a[:2]] == [16_000, 16_800]
     for (ca, sa), (cb, sb) in zip(a, b):
         assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+
+
+@pytest.mark.parametrize("host_sort", [0, 1 << 18])
+def test_best_end_points_chosen_on_either_side(monkeypatch, host_sort):
+    """Each query's best end points, ordered on the GPU or on the host."""
+    from swgpu.engines.cuda import scan as cuda_scan
+
+    monkeypatch.setattr(cuda_scan, "HOST_SORT", host_sort)
+    rng = np.random.default_rng(21)
+    queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
+               enumerate((12, 40, 90))]
+    genome = _genome(rng, (30_000, 4_000), [q.text for q in queries])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    qs = [q.codes for q in queries]
+    for keep in (1, 7, 10_000):
+        a = get_engine("cuda").genome_scanner(SCORINGS[0]).candidates(qs, codes, bounds, 4, keep)
+        b = get_engine("cpu").genome_scanner(SCORINGS[0]).candidates(qs, codes, bounds, 4, keep)
+        for (ca, sa), (cb, sb) in zip(a, b):
+            assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()

@@ -49,6 +49,8 @@ ROWSCAN_TILE = 1024
 ROWSCAN_THREADS = 256
 #: Row-buffer ints of one launch (3 per window column; 4 GiB).
 ROW_BUDGET = 1 << 30
+#: End points at most this many are ordered on the host (:meth:`CudaGenomeScanner._best`).
+HOST_SORT = 1 << 18
 #: Scores of the 16-bit pair kernels stay under this (m * max + open), as do
 #: twice the gap costs.
 PAIR_LIMIT = 1 << 14
@@ -68,6 +70,12 @@ def rows_per_lane(m: int) -> int:
         if 32 * r >= m:
             return r
     return ROWS_PER_LANE[-1]
+
+
+def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
+    """Positions in sorted ``slots`` of the first ``keep`` of each slot."""
+    rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
+    return np.flatnonzero(rank < max(int(keep), 0))
 
 
 def _pairs(d: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -135,19 +143,26 @@ class CudaGenomeScanner:
 
     def _best(self, parts, keep: int):
         """The ``keep`` best end points of each query (slot) among the
-        batches' ``parts``, chosen on the GPU: ordered by slot, then score
-        (highest first), then column -- the order of
-        :func:`~swgpu.align.scan_rule.best_end_points`."""
+        batches' ``parts``, ordered by slot, then score (highest first), then
+        column -- the order of :func:`~swgpu.align.scan_rule.best_end_points`.
+        Chosen on the GPU when there are more than ``HOST_SORT`` end points
+        (below that, sorting on the host costs less than the GPU sort's first
+        use in a process)."""
         cp = self._cp
-        if not parts or sum(int(p[0].size) for p in parts) == 0:
+        total = sum(int(p[0].size) for p in parts)
+        if total == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
         cols, scores, slots = (cp.concatenate([p[k] for p in parts]) for k in range(3))
+        if total <= HOST_SORT:
+            cols, scores, slots = cols.get(), scores.get(), slots.get()
+            order = np.lexsort((cols, -scores.astype(np.int64), slots))
+            kept = _ranked_below(slots[order], keep)
+            return cols[order[kept]], scores[order[kept]], slots[order[kept]]
         order = cp.lexsort(cp.stack([cols, -scores.astype(cp.int64), slots.astype(cp.int64)]))
         # the ranks within each slot on the host (4 bytes an end point; no
         # boolean indexing on the GPU, whose first use in a process is slow)
         slots = slots[order].get()
-        rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
-        kept = np.flatnonzero(rank < max(int(keep), 0))
+        kept = _ranked_below(slots, keep)
         at = order[cp.asarray(kept)]
         return cols[at].get(), scores[at].get(), slots[kept]
 
