@@ -12,6 +12,7 @@ target order (as in SAM).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
@@ -183,6 +184,12 @@ def format_blast6(a: AlignmentRecord, columns: Iterable[str] | None = None,
     """
     if a.empty:
         raise ValueError(f"empty alignment of {a.query} and {a.target} has no blast6 line")
-    names = BLAST6_COLUMNS if columns is None else parse_columns(columns)
+    getters = _getters(columns if columns is None or isinstance(columns, str) else tuple(columns))
     line = _line(a, descriptions)
-    return "\t".join(str(COLUMNS[name][0](a, line)) for name in names)
+    return "\t".join([str(get(a, line)) for get in getters])
+
+
+@functools.lru_cache(maxsize=64)
+def _getters(columns) -> tuple:
+    """The value functions of ``columns`` (parsed once per spec)."""
+    return tuple(COLUMNS[name][0] for name in parse_columns(columns))

@@ -1,0 +1,79 @@
+"""``scan`` end points on the GPU: 256 bp queries cut from the E. coli genome
+(12 random substitutions each), each with its reverse complement as the scan
+workload runs them (both strands), affine match 1, mismatch -2, open 6,
+extend 1, threshold 30, the best 20 end points kept per query and strand.
+
+Times ``GenomeScanner.candidates`` from code arrays in memory to each query's
+chosen end points on the host (host preparation, copies and kernels
+included), best of ``--repeats`` after one warm-up call; ``gpu_span_s`` is the
+GPU's own time from the first copy to the last kernel (events).
+GCUPS = 2 strands x 256 x genome letters x queries / seconds. ``--write-queries``
+saves the queries as FASTA for timing the whole ``swgpu scan`` command.
+
+    python benchmarks/scan_gpu.py --queries 1,100,1000 [--method auto|rowscan] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from _common import shared_data, write_json
+
+import swgpu
+from swgpu.engines import get_engine
+
+
+def queries_from(genome: np.ndarray, count: int, length: int = 256, seed: int = 5) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        a = int(rng.integers(0, genome.size - length))
+        q = genome[a:a + length].copy()
+        q[rng.integers(0, length, 12)] = rng.integers(0, 4, 12)
+        out.append(q)
+    return out
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--genome", default=None, help="FASTA (default: E. coli K-12 of the shared data)")
+    p.add_argument("--queries", default="1,100,1000")
+    p.add_argument("--method", default="auto", choices=["auto", "rowscan"])
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--write-queries", default=None, metavar="PREFIX", help="write PREFIX<N>.fa for each count")
+    p.add_argument("--out", default="bench-out")
+    a = p.parse_args(argv)
+    path = a.genome or shared_data() / "dna" / "ecoli_K12_MG1655.fasta.gz"
+    genome = swgpu.read_sequences(path, "dna")[0].codes
+    scoring = swgpu.Scoring.build("dna", match=1, mismatch=-2, gap_open=6, gap_extend=1)
+    scanner = get_engine("cuda").genome_scanner(scoring, a.method)
+    bounds = np.array([0, genome.size], dtype=np.int64)
+    rows = []
+    for count in [int(x) for x in a.queries.split(",")]:
+        qs = queries_from(genome, count)
+        if a.write_queries:
+            with open(f"{a.write_queries}{count}.fa", "w") as f:
+                for k, q in enumerate(qs):
+                    f.write(f">q{k}\n" + "".join("ACGT"[c] for c in q.tolist()) + "\n")
+        both = [x for q in qs for x in (q, (3 - q[::-1]).astype(np.uint8))]
+        scanner.candidates(both[:2], genome, bounds, 30, 20)
+        walls = []
+        for _ in range(a.repeats):
+            t0 = time.perf_counter()
+            scanner.candidates(both, genome, bounds, 30, 20)
+            walls.append(time.perf_counter() - t0)
+        cells = 2 * count * 256 * genome.size
+        gpu = scanner.last_timings["kernel"]
+        row = {"queries": count, "walls_s": walls, "gcups": cells / min(walls) / 1e9, "gpu_span_s": gpu,
+               "gpu_gcups": cells / gpu / 1e9, "problems": scanner.last_timings["problems"]}
+        print(f"{count:6d} queries: {row['gcups']:8.1f} GCUPS ({min(walls) * 1e3:.1f} ms; GPU span "
+              f"{gpu * 1e3:.1f} ms, {row['gpu_gcups']:.1f} GCUPS; {row['problems']} problems)", flush=True)
+        rows.append(row)
+    write_json(f"{a.out}/bench_scan_gpu_{a.method}.json", {"method": a.method,
+                                                            "genome_letters": int(genome.size), "rows": rows})
+
+
+if __name__ == "__main__":
+    main()
