@@ -82,7 +82,7 @@ class Sequence:
         return cls(name, text, alpha.encode(text, record=name), alpha, description)
 
     def __len__(self) -> int:
-        return int(self.codes.shape[0])
+        return len(self.text)  # the codes have one entry per letter
 
     def reverse_complement(self) -> "Sequence":
         """The reverse complement (DNA only); the name is kept."""
