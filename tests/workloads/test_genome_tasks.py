@@ -19,6 +19,8 @@ class _Small:
     def candidates(self, queries, genome, bounds, floors, keep, on_done=None, own=None, radius=None, max_span=None):
         self.calls.append(own)
         if own[1] - own[0] > self.room:
+            if on_done is not None:  # a batch queued before the failure
+                on_done(0, (own[1] - own[0]) // 3)
             raise MemoryError("out of memory allocating 4,294,967,296 bytes")
         return self.inner.candidates(queries, genome, bounds, floors, keep, on_done, own=own, radius=radius,
                                      max_span=max_span)
@@ -35,10 +37,15 @@ def test_out_of_memory_halves_the_columns(monkeypatch, room):
     inner = get_engine("cpu").genome_scanner(Scoring.default("dna"))
     want = inner.candidates(queries, genome, bounds, 8, 6)
     small = _Small(inner, room)
-    got = genome_tasks.candidates_halving(small, queries, genome, bounds, 8, 6)
+    letters: dict[int, int] = {}
+    seen: dict[int, int] = {}
+    inner.candidates(queries, genome, bounds, 8, 6, lambda k, n: letters.__setitem__(k, letters.get(k, 0) + n))
+    got = genome_tasks.candidates_halving(small, queries, genome, bounds, 8, 6,
+                                          lambda k, n: seen.__setitem__(k, seen.get(k, 0) + n))
     for (gc, gs), (wc, ws) in zip(got, want):
         assert gc.tolist() == wc.tolist() and gs.tolist() == ws.tolist()
     assert len(small.calls) > 1 or room >= 9_000
+    assert seen == letters  # progress counts every letter once, failed attempts included
 
 
 def test_out_of_memory_on_a_small_part_is_raised(monkeypatch):

@@ -42,17 +42,31 @@ def candidates_halving(scanner, queries, genome, bounds, floors, keep, on_done=N
     when the device runs out of memory (a ``MemoryError``, as CuPy's is) the
     columns are cut in two halves, each found alone, and merged: the same
     end points, in less memory. Columns fewer than ``MIN_HALVING`` are not
-    cut further (the error is raised)."""
+    cut further (the error is raised). ``on_done`` sees every letter once:
+    what a failed attempt reported is not reported again."""
     a, b = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
+    reported: dict[int, int] = {}  # letters per query the attempt reported before it failed
+
+    def counted(k: int, letters: int) -> None:
+        reported[k] = reported.get(k, 0) + letters
+        on_done(k, letters)
+
     try:
-        return scanner.candidates(queries, genome, bounds, floors, keep, on_done, own=(a, b), radius=radius,
-                                  max_span=max_span)
+        return scanner.candidates(queries, genome, bounds, floors, keep, counted if on_done else None, own=(a, b),
+                                  radius=radius, max_span=max_span)
     except MemoryError:
         if b - a < MIN_HALVING:
             raise
+
+    def rest(k: int, letters: int) -> None:  # what the halves report, less what was reported already
+        taken = min(reported.get(k, 0), letters)
+        reported[k] = reported.get(k, 0) - taken
+        if letters > taken:
+            on_done(k, letters - taken)
+
     mid = (a + b) // 2
-    halves = [candidates_halving(scanner, queries, genome, bounds, floors, keep, None, own, radius, max_span)
-              for own in ((a, mid), (mid, b))]
+    halves = [candidates_halving(scanner, queries, genome, bounds, floors, keep, rest if on_done else None, own,
+                                 radius, max_span) for own in ((a, mid), (mid, b))]
     return [best_end_points(np.concatenate([x[0], y[0]]), np.concatenate([x[1], y[1]]), keep)
             for x, y in zip(*halves)]
 

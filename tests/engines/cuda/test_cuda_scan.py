@@ -38,7 +38,7 @@ def test_end_points_equal_the_cpu_engine(scoring, window, method):
     codes = np.concatenate([r.codes for r in genome])
     bounds = np.cumsum([0] + [len(r) for r in genome])
     gpu = get_engine("cuda").genome_scanner(scoring, method)
-    gpu.window = window
+    gpu.window, gpu.fill = window, False  # this window exactly
     cpu = get_engine("cpu").genome_scanner(scoring)
     qs = [q.codes for q in queries]
     for floor in (1, 10, [1, 2, 3, 40, 50]):
@@ -169,11 +169,11 @@ def test_pair_kernels_near_the_16_bit_limit():
     scoring = SCORINGS[3]  # 40/-60/80/10
     rng = np.random.default_rng(16)
     queries = [Sequence.from_text(f"q{n}", "".join(rng.choice(list("ACGT"), n)), "dna") for n in (400, 420, 3)]
-    genome = _genome(rng, (9_000, 2_500), [q.text for q in queries])
+    genome = _genome(rng, (9_000, 2_000), [q.text for q in queries])
     codes = np.concatenate([r.codes for r in genome])
     bounds = np.cumsum([0] + [len(r) for r in genome])
     gpu = get_engine("cuda").genome_scanner(scoring)
-    gpu.window = 1_000
+    gpu.window, gpu.fill = 1_000, False  # 9 + 2 windows a query
     assert gpu._paired(np.array([[0, 400] + [0] * 9, [0, 420] + [0] * 9])).tolist() == [True, False]
     assert 400 * 40 + 80 < PAIR_LIMIT < 420 * 40 + 80
     cpu = get_engine("cpu").genome_scanner(scoring)

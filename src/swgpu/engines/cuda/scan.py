@@ -49,6 +49,8 @@ ROWSCAN_TILE = 1024
 ROWSCAN_THREADS = 256
 #: Row-buffer ints of one launch (3 per window column; 4 GiB).
 ROW_BUDGET = 1 << 30
+#: Bytes of end-point buffers of queued batches before the host collects them.
+OUT_BUDGET = 1 << 30
 #: End points at most this many are ordered on the host (:meth:`CudaGenomeScanner._best`).
 HOST_SORT = 1 << 18
 #: Scores of the 16-bit pair kernels stay under this (m * max + open), as do
@@ -141,6 +143,19 @@ class CudaGenomeScanner:
         parts = max(1, min(-(-self._long_blocks * WARPS // strips), length // (4 * lead)))
         return max(self.window, -(-length // parts))
 
+    def _collect(self, pending) -> list:
+        """The end points each pending batch found (waits for them), copied
+        out of the batches' buffers so that those can be freed."""
+        if not pending:
+            return []
+        counts = self._cp.concatenate([p[3] for p in pending]).get().tolist()
+        out = []
+        for (c, sco, sl, _, cap), got in zip(pending, counts):
+            if got > cap:
+                raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
+            out.append((c[:got].copy(), sco[:got].copy(), sl[:got].copy()))
+        return out
+
     def _best(self, parts, keep: int):
         """The ``keep`` best end points of each query (slot) among the
         batches' ``parts``, ordered by slot, then score (highest first), then
@@ -178,7 +193,7 @@ class CudaGenomeScanner:
         if not self.fill:
             return self.window
         if problems < want:
-            return max(MIN_WINDOW, int(self.window * problems / want) // 256 * 256)
+            return max(min(MIN_WINDOW, self.window), int(self.window * problems / want) // 256 * 256)
         window = self.window
         while window < 4 * self.window and problems * self.window / (2 * window) >= WAVES * want:
             window *= 2
@@ -267,14 +282,16 @@ class CudaGenomeScanner:
                    max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`. Batches of
         problems are queued one after another on the stream; the host
-        waits once, at the end."""
+        waits at the end, or sooner when the batches' end-point buffers pass
+        ``OUT_BUDGET`` bytes (then it keeps only the end points found). Only
+        the genome columns the problems read are copied to the device."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
         desc = self._problems(queries, bounds, floors, own, radius, max_span)
-        found = []  # per batch: (cols, scores, slots, count, cap) on the device
+        pending, pending_bytes, parts = [], 0, []  # batches' (cols, scores, slots, count, cap); found end points
         i32 = np.int32
         sc = self.scoring
         gaps = (i32(sc.gap_open), i32(sc.gap_extend))
@@ -283,7 +300,9 @@ class CudaGenomeScanner:
             ev[0].record()
             if desc.shape[0]:
                 A = cp.asarray(np.concatenate(queries))
-                B = cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8))
+                g0, g1 = int(desc[:, 2].min()), int((desc[:, 2] + desc[:, 3]).max())
+                B = cp.asarray(np.ascontiguousarray(genome[g0:g1], dtype=np.uint8))
+                desc[:, 2] -= g0  # window starts in B (column 9 keeps the genome column)
             is_long = desc[:, 1] >= self.long_query
             if self.method == "rowscan":
                 is_long[:] = False
@@ -344,20 +363,19 @@ class CudaGenomeScanner:
                 total = int(first[-1])
                 self._points((max(1, min(-(-total // 256), 65535)),), (256,),
                              (rows, dev_d, cp.asarray(first[:-1]), np.int64(total), i32(take)) + out + (np.uint64(cap),))
-                found.append(out + (cap,))
+                pending.append(out + (cap,))
+                pending_bytes += 16 * max(cap, 1)
+                if pending_bytes > OUT_BUDGET:
+                    parts += self._collect(pending)
+                    pending, pending_bytes = [], 0
                 if on_done is not None:  # once per query and batch, as the batch is queued
                     per_query = np.bincount(d[:, 10], weights=own_cols, minlength=len(queries))
                     for k in np.flatnonzero(per_query).tolist():
                         on_done(k, int(per_query[k]))
                 start += take
             ev[1].record()
-            counts = [int(x) for x in cp.concatenate([f[3] for f in found]).get()] if found else []
+            parts += self._collect(pending)
             kernel_s = cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
-            parts = []
-            for (c, sco, sl, _, cap), got in zip(found, counts):
-                if got > cap:
-                    raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
-                parts.append((c[:got], sco[:got], sl[:got]))
             cols, scores, slots = self._best(parts, keep)
         # each query's end points are consecutive, best first
         cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
