@@ -62,7 +62,8 @@ def main(argv=None) -> None:
         if a.device != "cpu":
             import cupy as cp
             peak = int(cp.get_default_memory_pool().total_bytes())
-        runs.append({"wall_s": wall, "score_s": r.score_seconds, "traceback_s": r.traceback_seconds,
+        runs.append({"wall_s": wall, "setup_s": r.setup_seconds, "score_s": r.score_seconds,
+                     "traceback_s": r.traceback_seconds,
                      "score_gcups": cells / r.score_seconds / 1e9, "best": r.best_score,
                      "end_points": len(r.end_points), "pool_bytes_after": peak,
                      "best_alignment": r.alignments[0].to_dict() if r.alignments else None})

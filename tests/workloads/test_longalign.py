@@ -97,3 +97,18 @@ def test_bad_parameters_name_themselves():
         LongAligner(s, device="cpu").align(Sequence.from_text("q", "ACGT", "dna"),
                                            [Sequence.from_text("t", "ACGT", "dna")], top=0)
     assert e.value.param == "top"
+
+
+def test_no_tracer_without_alignments():
+    """The end points alone make no tracer (no traceback kernels loaded), and
+    making the scanner is start-up, not score time."""
+    from swgpu import Scoring, Sequence
+    from swgpu.workloads.longalign import LongAligner
+
+    q = Sequence.from_text("q", "GATTACAGATTACACCGGTT")
+    t = Sequence.from_text("t", "TTTT" + "GATTACAGATTACACCGGTT" + "TTTT")
+    aligner = LongAligner(Scoring.default("dna"), device="cpu", separation=4)
+    r = aligner.align(q, [t], top=2, alignments=0)
+    assert aligner._tracer is None and r.alignments == [] and r.setup_seconds >= 0
+    r = aligner.align(q, [t], top=2, alignments=1)
+    assert aligner._tracer is not None and r.alignments[0].score == 40 and r.setup_seconds < 1

@@ -106,6 +106,7 @@ def run_long(args, executor=None) -> int:
             results.append(aligner.align(q, targets, top=args.ends, alignments=args.alignments,
                                          min_score=max(1, args.min_score), strand=args.strand,
                                          on_progress=report.advance))
+    report.phase("start-up", sum(r.setup_seconds for r in results))
     report.phase("score", sum(r.score_seconds for r in results))
     report.phase("traceback", sum(r.traceback_seconds for r in results))
     if args.ends_out is not None:

@@ -86,9 +86,11 @@ class LongResult:
     query: Sequence
     end_points: list[EndPoint]
     alignments: list[Alignment] = field(default_factory=list)
-    #: seconds finding end points, and tracing
+    #: seconds finding end points, and tracing; and making this process's
+    #: genome scanner first (its kernels loaded), before the end points
     score_seconds: float = 0.0
     traceback_seconds: float = 0.0
+    setup_seconds: float = 0.0
 
     @property
     def best_score(self) -> int:
@@ -118,7 +120,7 @@ class LongAligner:
         self.separation = int(separation)
         self.max_alignment_length = max_alignment_length
         self.method = method
-        self._here = None  # (genome scanner, tracer) of this process, made on first use
+        self._scanner = self._tracer = None  # of this process, each made on first use
 
     def span(self, m: int) -> int | None:
         """Most target letters an alignment of a query of ``m`` letters spans here."""
@@ -152,6 +154,9 @@ class LongAligner:
         codes, bounds = genome_codes(targets)
         qs = [oriented(query, s) for s in signs]
         floor = max(1, int(min_score))
+        ts = time.perf_counter()
+        if not distributed(self.executor):
+            self._local_scanner()
         t0 = time.perf_counter()
         found = self._end_points([q.codes for q in qs], codes, bounds, floor, top, on_progress)
         ends = []
@@ -166,11 +171,11 @@ class LongAligner:
         t1 = time.perf_counter()
         traced = self._trace([(q, sign, col, score) for score, _, col, q, sign in ends[:alignments]], targets,
                              bounds)
-        return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1)
+        return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1, t0 - ts)
 
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
         cluster = self.executor if distributed(self.executor) else None
-        scanner = None if cluster is not None else self._local()[0]
+        scanner = None if cluster is not None else self._local_scanner()
         return find_end_points(scanner, cluster, self._spec(), queries, codes, bounds, [floor] * len(queries), keep,
                                on_progress, self.separation, self.max_alignment_length)
 
@@ -178,13 +183,19 @@ class LongAligner:
         if not ends:
             return []
         cluster = self.executor if distributed(self.executor) else None
-        tracer = None if cluster is not None else self._local()[1]
+        tracer = None if cluster is not None else self._local_tracer()
         # on a cluster one task per alignment: the long ones are the work
         return trace_ends(tracer, ThreadExecutor(self.engine.threads), cluster, self._spec(), targets, bounds, ends,
                           self.span, per_task=1)
 
-    def _local(self):
-        """This process's genome scanner and tracer, made on first use."""
-        if self._here is None:
-            self._here = (self.engine.genome_scanner(self.scoring, self.method), self.engine.tracer(self.scoring))
-        return self._here
+    def _local_scanner(self):
+        """This process's genome scanner, made on first use."""
+        if self._scanner is None:
+            self._scanner = self.engine.genome_scanner(self.scoring, self.method)
+        return self._scanner
+
+    def _local_tracer(self):
+        """This process's tracer, made on first use (only when an alignment is traced)."""
+        if self._tracer is None:
+            self._tracer = self.engine.tracer(self.scoring)
+        return self._tracer
