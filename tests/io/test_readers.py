@@ -439,3 +439,29 @@ def test_gold_16s_search_gives_clean_blast6_and_sam(run_cli, shared_data, tmp_pa
     assert code == 0 and body
     qname = re.compile(r"[!-?A-~]{1,254}")  # the SAM specification's QNAME
     assert all(qname.fullmatch(r[0]) and r[2].isdigit() for r in body)
+
+
+def test_fasta_records_are_the_same_whatever_the_blocks(tmp_path, monkeypatch):
+    """Records inside a block, across block ends, with comment lines, blank
+    lines and CRLF: the same as read in one block."""
+    from swgpu.io import readers
+
+    rng = random.Random(5)
+    lines = []
+    for k in range(300):
+        lines.append(f">r{k} some description {k}")
+        for _ in range(rng.randint(1, 4)):
+            lines.append("".join(rng.choice("ACGTN") for _ in range(rng.randint(1, 70))))
+            if rng.random() < 0.05:
+                lines.append("# a comment line")
+            if rng.random() < 0.05:
+                lines.append("")
+    text = "\n".join(lines) + "\n"
+    for name, data in (("plain.fa", text), ("crlf.fa", text.replace("\n", "\r\n"))):
+        path = tmp_path / name
+        path.write_text(data)
+        whole = [(s.name, s.description, s.text) for s in read_sequences(path, "dna")]
+        assert len(whole) == 300 and whole[7][0] == "r7" and "#" not in "".join(t for *_, t in whole)
+        for block in (16, 97, 1000):
+            monkeypatch.setattr(readers, "_BLOCK", block)
+            assert [(s.name, s.description, s.text) for s in read_sequences(path, "dna")] == whole

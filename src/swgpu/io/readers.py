@@ -199,9 +199,14 @@ def _fasta(blocks: Iterator[bytes]) -> Iterator[tuple[bytes, str]]:
                 yield _fasta_record(pieces)
             pieces, parts[0] = [], parts[0][1:]
         pieces.append(parts[0])
-        for part in parts[1:]:
+        if len(parts) > 1:
             yield _fasta_record(pieces)
-            pieces = [part]
+            if b"#" in block:  # comment lines: record by record
+                yield from (_fasta_record([part]) for part in parts[1:-1])
+            else:  # whole records inside the block
+                for header, _, body in (part.partition(b"\n") for part in parts[1:-1]):
+                    yield header, body.translate(None, _WHITESPACE).decode("latin-1")
+            pieces = [parts[-1]]
     yield _fasta_record(pieces)
 
 
