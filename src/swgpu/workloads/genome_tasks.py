@@ -18,8 +18,8 @@ from ..parallel.parts import split_columns
 from ..parallel.tasks import worker_engine
 from .windows import end_windows, finish_traces
 
-__all__ = ["part_end_points", "candidates_halving", "trace_pairs", "distributed", "end_points_over_parts", "trace_over_workers",
-           "find_end_points", "trace_ends"]
+__all__ = ["part_end_points", "candidates_halving", "trace_pairs", "distributed", "end_points_over_parts",
+           "trace_over_workers", "find_end_points", "trace_ends"]
 
 
 def _engine(spec: dict):

@@ -11,10 +11,11 @@ per warp in 16-bit halves, where the scores fit), ``sc_colmax_R`` (a warp per
 problem, ``R`` query rows per lane: :func:`rows_per_lane`), ``sc_long_R``
 (long queries) or, with ``method="rowscan"``, the row-parallel scan.
 ``sc_points`` applies the end-point rule on the GPU, and the best ``keep`` of
-each query are chosen on the GPU too, in the order of
+each query are chosen (on the GPU when there are many) in the order of
 :func:`~swgpu.align.scan_rule.best_end_points` (the CPU engine's). Problems
 go in batches that fit ``ROW_BUDGET`` ints of row buffers, queued without
-waiting; the host waits once, for the chosen end points.
+waiting; the host collects their end points at the end, or sooner when their
+buffers pass ``OUT_BUDGET`` bytes.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ HOST_SORT = 1 << 18
 PAIR_LIMIT = 1 << 14
 #: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
 ROWS_PER_LANE = (1, 2, 4, 8, 16)
+#: Rows of the tallest strip of the short kernels: queries up to this long
+#: run in one strip.
+ONE_STRIP = 32 * ROWS_PER_LANE[-1]
 #: Queries of at least this many letters run on the long kernel (``sc_long``):
 #: the strips of one problem on many warps at once, so a few problems fill the GPU.
 LONG_QUERY = 4096
@@ -65,13 +69,12 @@ LONG_QUERY = 4096
 LONG_STRIP = 512
 
 
-def rows_per_lane(m: int) -> int:
-    """The kernel shape for a query of ``m`` letters: the fewest rows per lane
-    that cover it in one strip, at most 16."""
-    for r in ROWS_PER_LANE:
-        if 32 * r >= m:
-            return r
-    return ROWS_PER_LANE[-1]
+def rows_per_lane(m):
+    """The kernel shape for a query of ``m`` letters (an int, or an array of
+    them): the fewest rows per lane that cover it in one strip, at most 16."""
+    shapes = np.asarray(ROWS_PER_LANE)
+    r = shapes[np.minimum(np.searchsorted(32 * shapes, m), shapes.size - 1)]
+    return int(r) if np.ndim(m) == 0 else r
 
 
 def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
@@ -187,11 +190,11 @@ class CudaGenomeScanner:
         multiprocessor (two problems a warp), at least ``MIN_WINDOW``; or
         when there are problems enough for many waves of those warps, up to
         four times as many (less lead-in per own column)."""
+        if not self.fill:
+            return self.window
         short = sum(1 for q in queries if 0 < q.size < self.long_query)
         problems = short * letters / self.window
         want = 2 * FILL_WARPS * self._sms
-        if not self.fill:
-            return self.window
         if problems < want:
             return max(min(MIN_WINDOW, self.window), int(self.window * problems / want) // 256 * 256)
         window = self.window
@@ -247,7 +250,7 @@ class CudaGenomeScanner:
         if self._pair is None or d.shape[0] == 0:
             return np.zeros(d.shape[0], dtype=bool)
         m = d[:, 1]
-        return (m <= 32 * ROWS_PER_LANE[-1]) & (m * self.scoring.matrix.max_score + self.scoring.gap_open < PAIR_LIMIT)
+        return (m <= ONE_STRIP) & (m * self.scoring.matrix.max_score + self.scoring.gap_open < PAIR_LIMIT)
 
     def _row_scan(self, A, B, d: np.ndarray, rows) -> None:
         """The row-parallel scan over problems ``d``: one launch per query
@@ -308,7 +311,7 @@ class CudaGenomeScanner:
                 is_long[:] = False
                 ints = np.full(desc.shape[0], 5)
             else:  # problems of one strip keep only their column maxima
-                ints = np.where(is_long, 6, np.where(desc[:, 1] <= 32 * ROWS_PER_LANE[-1], 1, 3))
+                ints = np.where(is_long, 6, np.where(desc[:, 1] <= ONE_STRIP, 1, 3))
             need = ints * (desc[:, 3] + 1)
             only_c = ints == 1
             lead = 2 * (int(desc[only_c, 3].max()) + 1) if only_c.any() else 0  # room before a C-only slot
@@ -331,8 +334,7 @@ class CudaGenomeScanner:
                     self._row_scan(A, B, d[short_index], rows)
                     short_index = short_index[:0]
                 short = d[short_index]
-                shapes = np.asarray(ROWS_PER_LANE)[np.minimum(
-                    np.searchsorted(32 * np.asarray(ROWS_PER_LANE), short[:, 1]), len(ROWS_PER_LANE) - 1)]
+                shapes = rows_per_lane(short[:, 1])
                 paired = self._paired(short)
                 dev_d = cp.asarray(d.ravel())
                 for r in np.unique(shapes[paired]).tolist():
