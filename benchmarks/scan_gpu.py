@@ -10,7 +10,7 @@ GPU's own time from the first copy to the last kernel (events).
 GCUPS = 2 strands x 256 x genome letters x queries / seconds. ``--write-queries``
 saves the queries as FASTA for timing the whole ``swgpu scan`` command.
 
-    python benchmarks/scan_gpu.py --queries 1,100,1000 [--method auto|rowscan] [--out DIR]
+    python benchmarks/scan_gpu.py --queries 1,100,1000 [--method auto|rowscan [--words mixed|32]] [--out DIR]
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ def main(argv=None) -> None:
     p.add_argument("--queries", default="1,100,1000")
     p.add_argument("--method", default="auto", choices=["auto", "rowscan"])
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--words", default="mixed", choices=["mixed", "32"],
+                   help="rowscan: the seed's mixed 8/32-bit rows, or every row in 32-bit cells")
     p.add_argument("--write-queries", default=None, metavar="PREFIX", help="write PREFIX<N>.fa for each count")
     p.add_argument("--out", default="bench-out")
     a = p.parse_args(argv)
@@ -49,6 +51,7 @@ def main(argv=None) -> None:
     genome = swgpu.read_sequences(path, "dna")[0].codes
     scoring = swgpu.Scoring.build("dna", match=1, mismatch=-2, gap_open=6, gap_extend=1)
     scanner = get_engine("cuda").genome_scanner(scoring, a.method)
+    scanner.byte_rows = a.words == "mixed"
     bounds = np.array([0, genome.size], dtype=np.int64)
     rows = []
     for count in [int(x) for x in a.queries.split(",")]:
@@ -60,6 +63,7 @@ def main(argv=None) -> None:
         both = [x for q in qs for x in (q, (3 - q[::-1]).astype(np.uint8))]
         scanner.candidates(both[:2], genome, bounds, 30, 20)
         walls = []
+        scanner.row_words = [0, 0]
         for _ in range(a.repeats):
             t0 = time.perf_counter()
             scanner.candidates(both, genome, bounds, 30, 20)
@@ -68,10 +72,15 @@ def main(argv=None) -> None:
         gpu = scanner.last_timings["kernel"]
         row = {"queries": count, "walls_s": walls, "gcups": cells / min(walls) / 1e9, "gpu_span_s": gpu,
                "gpu_gcups": cells / gpu / 1e9, "problems": scanner.last_timings["problems"]}
+        eight, total = scanner.row_words
+        words = f"; {eight / total:.1%} of rows in 8-bit cells" if total else ""
+        if total:
+            row["rows_8bit_fraction"] = eight / total
         print(f"{count:6d} queries: {row['gcups']:8.1f} GCUPS ({min(walls) * 1e3:.1f} ms; GPU span "
-              f"{gpu * 1e3:.1f} ms, {row['gpu_gcups']:.1f} GCUPS; {row['problems']} problems)", flush=True)
+              f"{gpu * 1e3:.1f} ms, {row['gpu_gcups']:.1f} GCUPS; {row['problems']} problems{words})", flush=True)
         rows.append(row)
-    write_json(f"{a.out}/bench_scan_gpu_{a.method}.json", {"method": a.method,
+    name = a.method + ("" if a.method == "auto" or a.words == "mixed" else "_32bit")
+    write_json(f"{a.out}/bench_scan_gpu_{name}.json", {"method": a.method, "words": a.words,
                                                             "genome_letters": int(genome.size), "rows": rows})
 
 

@@ -136,6 +136,30 @@ def test_rowscan_identical_sequences_past_16_bits():
     assert a[0][1][0] == 34_000 and a[0][0].tolist() == b[0][0].tolist() and a[0][1].tolist() == b[0][1].tolist()
 
 
+@pytest.mark.parametrize("scoring", SCORINGS[:3], ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1"])
+def test_rowscan_switches_between_8_and_32_bit_rows(scoring):
+    """A query whose first 300 letters occur in the genome: its rows pass
+    255 there (32-bit cells) and fall back after (8-bit cells again, with the
+    seed's margin of 10 rows); the end points equal the CPU engine's."""
+    rng = np.random.default_rng(8)
+    head = "".join(rng.choice(list("ACGT"), 300))
+    # 480 letters: gaps reach back at most 480 columns, so the localized scan runs (sc_rowscan)
+    query = Sequence.from_text("q", head + "".join(rng.choice(list("ACGT"), 180)), "dna")
+    genome = _genome(rng, (5000, 20000), [head])
+    codes = np.concatenate([r.codes for r in genome])
+    bounds = np.cumsum([0] + [len(r) for r in genome])
+    gpu = get_engine("cuda").genome_scanner(scoring, "rowscan")
+    gpu.window = 3000
+    a = gpu.candidates([query.codes], codes, bounds, 20, 50)
+    b = get_engine("cpu").genome_scanner(scoring).candidates([query.codes], codes, bounds, 20, 50)
+    got, want = list(zip(a[0][0].tolist(), a[0][1].tolist())), list(zip(b[0][0].tolist(), b[0][1].tolist()))
+    assert got == want, (len(got), len(want), [x for x in got if x not in want][:5], [x for x in want if x not in got][:5])
+    assert want[0][1] >= 300 * scoring.matrix.max_score
+    eight, rows = gpu.row_words
+    assert 0 < eight < rows  # both kinds of rows ran
+    assert eight > rows // 2  # the rows past the planted copy went back to bytes
+
+
 @pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "1/-1/1/1", "40/-60/80/10"])
 @pytest.mark.parametrize("window", [700, 1 << 18])
 def test_rowscan_across_tiles_equals_the_cpu_engine(scoring, window):

@@ -103,7 +103,7 @@ class _Kernels:
 
     _rowchain = _rowscan
 
-    def _points(self, rows, desc, first_col, total, nprob, cols, scores, slots, count, cap):
+    def _points(self, rows, desc, nprob, cols, scores, slots, count, cap):
         for d in np.asarray(desc).reshape(-1, FIELDS)[:int(nprob)]:
             n = int(d[3])
             base = int(d[4]) + 2 * (n + 1) + 1
@@ -187,8 +187,8 @@ def test_end_points_chosen_on_either_side(fake_gpu, monkeypatch):
 def test_windows_follow_the_work(fake_gpu):
     gpu, _ = fake_gpu(SCORINGS[1])
     q = [np.zeros(256, np.uint8)]
-    assert gpu._short_window(q, 4_000_000) == 1024  # one query: narrowed to fill the GPU
-    assert gpu._short_window(q * 2000, 4_640_000) == 4 * cuda_scan.WINDOW  # many: widened
+    assert gpu._short_window(q, 4_000_000) == 1792  # one query, one strand: narrowed to fill the GPU
+    assert gpu._short_window(q * 2000, 4_640_000) == cuda_scan.WIDEST * cuda_scan.WINDOW  # many: widened
     gpu.window = 64
     assert gpu._short_window(q, 10_000) == 64  # never wider than asked when narrowing
     gpu.fill = False

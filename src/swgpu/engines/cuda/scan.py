@@ -39,15 +39,20 @@ WINDOW = 4096
 #: The fewest own columns per problem when :attr:`CudaGenomeScanner.fill`
 #: narrows the windows, and the warps per multiprocessor it aims for.
 MIN_WINDOW = 1024
-FILL_WARPS = 16
-#: Waves of those warps that let :attr:`CudaGenomeScanner.fill` widen the windows.
-WAVES = 16
+FILL_WARPS = 8
+#: Waves of those warps that let :attr:`CudaGenomeScanner.fill` widen the
+#: windows, and how many times :data:`WINDOW` they grow to at most.
+WAVES = 2
+WIDEST = 16
 #: Own columns per problem of the row-parallel scan.
 ROWSCAN_WINDOW = 1 << 18
 #: Columns of a tile and threads of a block of the row-parallel scan
 #: (kernels/scan.cu: SC_RS_TILE, SC_RS_THREADS).
 ROWSCAN_TILE = 1024
 ROWSCAN_THREADS = 256
+#: Rows of margin before a problem of the row-parallel scan returns from
+#: 32-bit to 8-bit cells (the seed's T).
+ROWSCAN_MARGIN = 10
 #: Row-buffer ints of one launch (3 per window column; 4 GiB).
 ROW_BUDGET = 1 << 30
 #: Bytes of end-point buffers of queued batches before the host collects them.
@@ -113,6 +118,8 @@ class CudaGenomeScanner:
         if method == "rowscan":  # whole rows of long windows: fewer lead-in columns per own column
             self.window = ROWSCAN_WINDOW
         self.last_timings: dict = {}
+        self.byte_rows = True  # the row-parallel scan's 8-bit rows (False: all 32-bit, to compare)
+        self.row_words = [0, 0]  # rows of the row-parallel scan in 8-bit cells, and all its rows
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self._K = int(m.shape[0])
@@ -189,7 +196,7 @@ class CudaGenomeScanner:
         with :attr:`fill` as few as leave the GPU ``FILL_WARPS`` warps per
         multiprocessor (two problems a warp), at least ``MIN_WINDOW``; or
         when there are problems enough for many waves of those warps, up to
-        four times as many (less lead-in per own column)."""
+        ``WIDEST`` times as many (less lead-in per own column)."""
         if not self.fill:
             return self.window
         short = sum(1 for q in queries if 0 < q.size < self.long_query)
@@ -198,7 +205,7 @@ class CudaGenomeScanner:
         if problems < want:
             return max(min(MIN_WINDOW, self.window), int(self.window * problems / want) // 256 * 256)
         window = self.window
-        while window < 4 * self.window and problems * self.window / (2 * window) >= WAVES * want:
+        while window < WIDEST * self.window and problems * self.window / (2 * window) >= WAVES * want:
             window *= 2
         return window
 
@@ -256,8 +263,10 @@ class CudaGenomeScanner:
         """The row-parallel scan over problems ``d``: one launch per query
         row, a block per (problem, tile of columns). The max-scan of a tile
         reaches back over a halo of columns (``sc_rowscan``, the localized
-        scan) while a gap that long can score; for longer queries the scan
-        runs across the tiles in one pass instead (``sc_rowchain``)."""
+        scan, whose rows run in 8-bit cells while their values fit a byte,
+        in 32-bit cells otherwise) while a gap that long can score; for
+        longer queries the scan runs across the tiles in one pass instead
+        (``sc_rowchain``, 32-bit cells)."""
         cp = self._cp
         i32 = np.int32
         sc = self.scoring
@@ -271,10 +280,19 @@ class CudaGenomeScanner:
         dd, tf = cp.asarray(d.ravel()), cp.asarray(first)
         common = (A, B, dd, i32(d.shape[0]), tf, self._matrix, i32(self._K), i32(sc.gap_open), i32(sc.gap_extend),
                   rows)
+        halo = -(-halo // 4) * 4  # whole words of 8-bit cells
         grid, block = (int(first[-1]),), (ROWSCAN_THREADS,)
         if halo <= ROWSCAN_TILE // 2:
+            # 8-bit rows: the scores biased to bytes (bias = -min), gaps that fit a byte
+            bias = max(0, -int(sc.matrix.values.min()))
+            grow = int(sc.matrix.max_score) + bias
+            ok8 = int(self.byte_rows and sc.gap_open <= 255 and sc.gap_extend <= 255 and grow <= 255)
+            state = cp.zeros(6 * d.shape[0], dtype=np.int32)  # per problem: 2 word lengths, 3 row maxima, 8-bit rows
             for i in range(1, top + 1):
-                self._rowscan(grid, block, common + (i32(i), i32(halo)))
+                self._rowscan(grid, block, common + (i32(i), i32(halo), state, i32(ok8), i32(grow), i32(bias),
+                                                     i32(ROWSCAN_MARGIN)))
+            self.row_words[0] += int(state[5::6].sum())
+            self.row_words[1] += int(d[:, 1].sum())
             return
         ticket = cp.zeros(1, dtype=np.uint64)
         status = cp.zeros(int(first[-1]), dtype=np.uint64)
@@ -313,6 +331,8 @@ class CudaGenomeScanner:
             else:  # problems of one strip keep only their column maxima
                 ints = np.where(is_long, 6, np.where(desc[:, 1] <= ONE_STRIP, 1, 3))
             need = ints * (desc[:, 3] + 1)
+            if self.method == "rowscan":  # and four rows of bytes (kernels/scan.cu, sc_rowscan)
+                need += 4 * (desc[:, 3] // 4 + 3)
             only_c = ints == 1
             lead = 2 * (int(desc[only_c, 3].max()) + 1) if only_c.any() else 0  # room before a C-only slot
             start = 0
@@ -325,8 +345,6 @@ class CudaGenomeScanner:
                 # H, F, C of a problem at d[4] (C only: H and F would lie in the slots before)
                 d[:, 4] = lead + off[:-1] - np.where(only_c[start:start + take], 2 * (d[:, 3] + 1), 0)
                 own_cols = d[:, 6] - d[:, 5]
-                first = np.zeros(take + 1, dtype=np.int64)
-                np.cumsum(own_cols, out=first[1:])
                 cap = int((own_cols // (d[:, 7] + 1) + 1).sum())
                 rows = (cp.zeros if self.method == "rowscan" else cp.empty)(lead + int(off[-1]), dtype=np.int32)
                 short_index = np.flatnonzero(~lg)  # rows of d
@@ -362,9 +380,7 @@ class CudaGenomeScanner:
                     dev_d = cp.asarray(d.ravel())
                 out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
                        cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))
-                total = int(first[-1])
-                self._points((max(1, min(-(-total // 256), 65535)),), (256,),
-                             (rows, dev_d, cp.asarray(first[:-1]), np.int64(total), i32(take)) + out + (np.uint64(cap),))
+                self._points((max(1, min(take, 65535)),), (256,), (rows, dev_d, i32(take)) + out + (np.uint64(cap),))
                 pending.append(out + (cap,))
                 pending_bytes += 16 * max(cap, 1)
                 if pending_bytes > OUT_BUDGET:

@@ -46,6 +46,22 @@ __device__ __forceinline__ int sc_prmt(const unsigned int x, const unsigned int 
     return r;
 }
 
+// The maximum of cm and dd[0 .. R - 1], three at a time (32-bit values, or
+// two 16-bit halves of each word).
+__device__ __forceinline__ int sc_max3(const int a, const int b, const int c) { return __vimax3_s32(a, b, c); }
+__device__ __forceinline__ unsigned int sc_max3(const unsigned int a, const unsigned int b, const unsigned int c)
+{
+    return __vimax3_s16x2(a, b, c);
+}
+template <int R, typename V>
+__device__ __forceinline__ V sc_max_rows(V cm, const V (&dd)[R])
+{
+#pragma unroll
+    for (int k = 0; k + 1 < R; k += 2) cm = sc_max3(cm, dd[k], dd[k + 1]);
+    if constexpr ((R & 1) != 0) cm = sc_max3(cm, dd[R - 1], dd[R - 1]);
+    return cm;
+}
+
 // One strip of 32 R rows of a problem, all its columns, by one warp. The row
 // above comes from (Hin, Fin, Cin) and the strip's last row goes to (Hout,
 // Fout, Cout) (the same buffer when one warp runs every strip of the problem).
@@ -142,23 +158,26 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
         if (lane == 0) { up = bh; f = bf; upc = bcm; ub = bb; }
         if (j >= 1 && j <= n) {
             bc = ub;
-            int dg = diag;
             cm = upc;
             // byte ub, its sign replicated into the upper three bytes
             const unsigned int sel = (unsigned int)ub | ((8u | (unsigned int)ub) * 0x1110u);
+            // first what needs only the previous column: the diagonal
+            // terms, E of every row, the column maximum (two rows an
+            // instruction); then the chain down the rows
+            int dd[R];
 #pragma unroll
             for (int k = 0; k < R; ++k) {
-                const int e = __viaddmax_s32(E[k], -ge, H[k] - go);
                 int sub;
                 if constexpr (PACK) sub = sc_prmt(w0[k], w1[k], sel);
                 else sub = SM[off[k] + ub];
-                const int dd = dg + sub;
-                const int h = __vimax3_s32_relu(dd, f, e);
-                cm = max(cm, dd);
-                f = __viaddmax_s32(f, -ge, h - go);  // F entering the next row
-                dg = H[k];
-                H[k] = h;
-                E[k] = e;
+                dd[k] = (k == 0 ? diag : H[k - 1]) + sub;
+                E[k] = __viaddmax_s32(E[k], -ge, H[k] - go);
+            }
+            cm = sc_max_rows<R>(cm, dd);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                H[k] = __vimax3_s32_relu(dd[k], f, E[k]);
+                f = __viaddmax_s32(f, -ge, H[k] - go);  // F entering the next row
             }
             hb = H[R - 1];
             fb = f;  // F entering the row below this lane's last row
@@ -301,10 +320,13 @@ SC_LONG(sc_long_p16, 16, true)
 // 2^14 and go, ge < 2^13, so E and F stay above -2^14 - ge). The two
 // problems' letters of a column travel as one word (low byte, high byte),
 // the row's scores of both come from one byte permute, and each cell pair
-// costs seven instructions: HG keeps each row's h - go, which opens F below
-// in this column and E to the right in the next (the 32-bit kernels do
-// without: there the registers cost more occupancy than the instruction
-// saves). Columns past a problem's end read letter 0 and are not written.
+// costs six and a half instructions (the permute, the diagonal term, E, H,
+// h - go, F, and the column maximum two rows at a time): HG keeps each
+// row's h - go, which opens F below in this column and E to the right in
+// the next (the 32-bit kernels do without: there the registers cost more
+// occupancy than the instruction saves). On the H100 these kernels are
+// bound by the integer pipe that runs the DPX and permute instructions.
+// Columns past a problem's end read letter 0 and are not written.
 #define SC_NEG16 0xc000c000u  // -2^14 in both halves
 
 __device__ __forceinline__ unsigned int sc_pack16(const int x) { return ((unsigned int)x & 0xffffu) * 0x10001u; }
@@ -358,22 +380,24 @@ __device__ __forceinline__ void sc_pair_strip(const unsigned char* __restrict__ 
         if (lane == 0) { up = 0; f = GO; upc = 0; ub = bb; }
         if (j >= 1 && j <= n) {
             bc = ub;
-            unsigned int dg = diag;
             cm = upc;
             // selector: byte lo, its sign, byte hi, its sign (lo, hi < 8)
             const unsigned int sel = ub | ((ub | 0x0808u) << 4);
+            // as in sc_strip: the diagonal terms, E and the column maximum
+            // of every row first, then the chain down the rows
+            unsigned int dd[R];
 #pragma unroll
             for (int k = 0; k < R; ++k) {
-                const unsigned int e = __viaddmax_s16x2(E[k], GE, HG[k]);
                 const unsigned int sub = (unsigned int)sc_prmt(w0[k], w1[k], sel);
-                const unsigned int h = __viaddmax_s16x2(dg, sub, __vimax3_s16x2_relu(f, e, 0u));
-                cm = __viaddmax_s16x2(dg, sub, cm);
-                const unsigned int hg = __viaddmax_s16x2(h, GO, SC_NEG16);  // h - go
-                f = __viaddmax_s16x2(f, GE, hg);  // F entering the next row
-                dg = H[k];
-                H[k] = h;
-                HG[k] = hg;
-                E[k] = e;
+                dd[k] = __viaddmax_s16x2(k == 0 ? diag : H[k - 1], sub, SC_NEG16);
+                E[k] = __viaddmax_s16x2(E[k], GE, HG[k]);
+            }
+            cm = sc_max_rows<R>(cm, dd);
+#pragma unroll
+            for (int k = 0; k < R; ++k) {
+                H[k] = __vimax3_s16x2_relu(dd[k], f, E[k]);
+                HG[k] = __viaddmax_s16x2(H[k], GO, SC_NEG16);  // h - go
+                f = __viaddmax_s16x2(f, GE, HG[k]);            // F entering the next row
             }
             hb = H[R - 1];
             fb = f;
@@ -416,37 +440,32 @@ SC_PAIR(sc_pair_p8, 8)
 SC_PAIR(sc_pair_p16, 16)
 
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
-// counter; cap: the room there (the host sizes it by the spacing above).
+// counter; cap: the room there (the host sizes it by the spacing above). A
+// block per problem (grid-stride), its threads over the own columns: reads
+// of C coalesced, and only a column at or above the threshold looks at its
+// neighbours.
 extern "C" __global__ void sc_points(const int* __restrict__ rows, const long long* __restrict__ desc,
-                                     const long long* __restrict__ first_col, const long long total_cols,
                                      const int nprob, long long* __restrict__ cols, int* __restrict__ scores,
                                      int* __restrict__ slots, unsigned long long* __restrict__ count,
                                      const unsigned long long cap)
 {
-    for (long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x; x < total_cols;
-         x += (long long)gridDim.x * blockDim.x) {
-        // the problem of column x: first_col is the prefix sum of own-range lengths
-        int lo = 0, hi = nprob - 1;
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) >> 1;
-            if (first_col[mid] <= x) lo = mid; else hi = mid - 1;
-        }
-        const long long* d = desc + (long long)lo * SC_FIELDS;
-        const int n = (int)d[3];
-        const int j = (int)(d[5] + (x - first_col[lo]));  // window column, 0-based
-        const int* C = rows + d[4] + 2 * (n + 1) + 1;    // colmax of window columns 0 .. n - 1
-        const int v = C[j];
-        const int r = (int)d[7];
-        if (v < (int)d[8]) continue;
-        bool ok = true;
-        for (int k = max(0, j - r); k < j && ok; ++k) ok = C[k] < v;
-        for (int k = j + 1; k <= min(n - 1, j + r) && ok; ++k) ok = C[k] <= v;
-        if (!ok) continue;
-        const unsigned long long at = atomicAdd(count, 1ull);
-        if (at < cap) {
-            cols[at] = d[9] + j;
-            scores[at] = v;
-            slots[at] = (int)d[10];
+    for (int p = blockIdx.x; p < nprob; p += gridDim.x) {
+        const long long* d = desc + (long long)p * SC_FIELDS;
+        const int n = (int)d[3], r = (int)d[7], thr = (int)d[8];
+        const int* C = rows + d[4] + 2 * (n + 1) + 1;  // colmax of window columns 0 .. n - 1
+        for (int j = (int)d[5] + threadIdx.x; j < (int)d[6]; j += blockDim.x) {
+            const int v = __ldg(C + j);
+            if (v < thr) continue;
+            bool ok = true;
+            for (int k = max(0, j - r); k < j && ok; ++k) ok = C[k] < v;
+            for (int k = j + 1; k <= min(n - 1, j + r) && ok; ++k) ok = C[k] <= v;
+            if (!ok) continue;
+            const unsigned long long at = atomicAdd(count, 1ull);
+            if (at < cap) {
+                cols[at] = d[9] + j;
+                scores[at] = v;
+                slots[at] = (int)d[10];
+            }
         }
     }
 }
@@ -505,70 +524,217 @@ __device__ __forceinline__ ScRow sc_row(const unsigned char* __restrict__ A, con
     return r;
 }
 
-// sc_rowscan -- the seed method (Khajeh-Saeed et al., localized as Yasui and
-// Ino): the matrix one query row at a time, each row's columns in parallel.
-// One launch per row i; block (problem p, tile t) takes the tile's own
-// columns and the `halo` columns before it:
+// sc_rowscan -- the seed method (Khajeh-Saeed et al., localized, with the
+// mixed 8/32-bit words of Yasui and Ino): the matrix one query row at a
+// time, each row's columns in parallel. One launch per row i; block
+// (problem p, tile t) takes the tile's own columns and the `halo` columns
+// before it:
 //   F(i, j) = max(F(i-1, j) - ge, H(i-1, j) - go),
 //   Ht(j)   = max(0, H(i-1, j-1) + s(q_i, t_j), F(i, j)),
 //   E(i, j) = max over k < j of Ht(k) - go - (j-1-k) ge   (a max-scan along the row),
 //   H(i, j) = max(Ht(j), E(i, j)),
 // and the column maxima C[j] = max(C[j], H(i-1, j-1) + s). The scan uses Ht
 // instead of H: a gap that follows a gap is no better than one longer gap
-// (go >= ge). It reaches back `halo` columns only: a gap longer than that
-// costs more than the query can score. Exact 32-bit cells (the mixed 8/32-bit
-// words of the seed are not used). Row buffers of a problem at desc[4]:
-// H, F of even rows, C, H, F of odd rows (n + 1 ints each), all 0 at the start.
+// (go >= ge). It reaches back `halo` columns only (a multiple of 4): a gap
+// longer than that costs more than the query can score.
+//
+// Mixed word length: a row of a problem runs in 8-bit cells, four to a
+// 32-bit word (SIMD byte instructions, saturating at 0 -- every value only
+// counts as max(0, .), so clamping E, F and the diagonal term at 0 changes
+// no H), while every value of the row fits a byte: H(i, .) <= max H(i-1, .)
+// + max_score, so row i is 8-bit when that bound plus the score bias `bias`
+// (-min_score, added so that scores are bytes) is at most 255 -- `grow` =
+// max_score + bias. After a 32-bit row, the problem returns to 8-bit cells
+// only with T rows of margin (max H(i-1, .) + T grow <= 255). The row
+// maximum of each problem: state[6 p + 2 + i % 3] (atomic max; three slots,
+// the next one cleared by tile 0), the row's word length: state[6 p + (i & 1)],
+// and the count of the problem's 8-bit rows: state[6 p + 5].
+// ok8 = 0 (gap costs over 255, or grow over 255) keeps every row 32-bit.
+// Row buffers of a problem at desc[4]: H, F of even rows, C, H, F of odd rows
+// (n + 1 ints each), then four byte rows (H, F of even rows, H, F of odd
+// rows; RB = n / 4 + 3 words each, column j at byte j + 3), all 0 at the start.
 #define SC_RS_TILE 1024
 #define SC_RS_THREADS 256
+
+// Four values 0..255 (clamped) as the bytes of a word, the first lowest.
+__device__ __forceinline__ unsigned int sc_pack4(const int a, const int b, const int c, const int d)
+{
+    const unsigned int lo = __byte_perm((unsigned int)min(max(a, 0), 255), (unsigned int)min(max(b, 0), 255), 0x0040);
+    const unsigned int hi = __byte_perm((unsigned int)min(max(c, 0), 255), (unsigned int)min(max(d, 0), 255), 0x0040);
+    return __byte_perm(lo, hi, 0x5410);
+}
+
+// The maximum over the block of x (every thread gets it; uses red[]).
+__device__ __forceinline__ int sc_block_max(int x, int* red)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) x = max(x, __shfl_xor_sync(SC_FULL, x, o));
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = x;
+    __syncthreads();
+    int m = red[0];
+    for (int w = 1; w < SC_RS_THREADS / 32; ++w) m = max(m, red[w]);
+    return m;
+}
 
 extern "C" __global__ void __launch_bounds__(SC_RS_THREADS)
 sc_rowscan(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B, const long long* __restrict__ desc,
            const int nprob, const long long* __restrict__ tile_first, const int* __restrict__ M, const int K,
-           const int go, const int ge, int* __restrict__ rows, const int i, const int halo)
+           const int go, const int ge, int* __restrict__ rows, const int i, const int halo,
+           int* __restrict__ state, const int ok8, const int grow, const int bias, const int T)
 {
     __shared__ int SM[SC_MAXK * SC_MAXK];
+    __shared__ unsigned char SB[SC_MAXK * SC_MAXK];  // score + bias, as bytes
     __shared__ int wmax[SC_RS_THREADS / 32];
-    for (int x = threadIdx.x; x < K * K; x += blockDim.x) SM[x] = M[x];
+    for (int x = threadIdx.x; x < K * K; x += blockDim.x) {
+        SM[x] = M[x];
+        SB[x] = (unsigned char)min(max(M[x] + bias, 0), 255);
+    }
     __syncthreads();
     const ScRow P = sc_row(A, B, desc, nprob, tile_first, blockIdx.x, SM, K, rows, i);
     if (i > P.m) return;
+    int lo = 0, hi = nprob - 1;  // the problem's index (as in sc_row)
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (tile_first[mid] <= (long long)blockIdx.x) lo = mid; else hi = mid - 1;
+    }
+    int* st = state + 6 * lo;
     const int n = P.n, t = P.t;
     const unsigned char* b = P.b;
     const int *row = P.row, *Hp = P.Hp, *Fp = P.Fp;
     int *Hc = P.Hc, *Fc = P.Fc, *C = P.C;
+    // this row's word length, from the previous row's maximum and length
+    const bool prev8 = i == 1 || st[(i - 1) & 1] != 0;
+    const int rm = i == 1 ? 0 : st[2 + (i - 1) % 3];
+    const bool m8 = ok8 != 0 && (prev8 ? rm + grow <= 255 : rm + T * grow <= 255);
+    if (t == 0 && threadIdx.x == 0) {
+        st[i & 1] = m8 ? 1 : 0;
+        st[2 + (i + 1) % 3] = 0;
+        st[5] += m8 ? 1 : 0;
+    }
     const int own0 = t * SC_RS_TILE + 1, own1 = min(n, (t + 1) * SC_RS_TILE);  // own columns (1-based)
     const int J0 = max(1, own0 - halo);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int carry = SC_NEG;  // max of Ht(k) + (k - J0) ge over the columns before this chunk
-    for (int c0 = J0; c0 <= own1; c0 += SC_RS_THREADS) {
-        const int j = c0 + threadIdx.x;
-        int key = SC_NEG, ht = 0, f = 0;
-        if (j <= own1) {
-            const int up = __ldcg(Hp + j);
-            f = max((i > 1 ? __ldcg(Fp + j) : SC_NEG) - ge, up - go);  // row 0: no F
-            const int dd = __ldcg(Hp + j - 1) + row[b[j - 1]];
-            ht = __vimax3_s32_relu(dd, f, SC_NEG);
-            key = ht + (j - J0) * ge;
-            if (j >= own0) C[j] = max(C[j], dd);
+    int best = 0;  // the row maximum over this thread's own columns
+    if (m8) {
+        const int RB = (n >> 2) + 3;
+        unsigned int* b8 = reinterpret_cast<unsigned int*>(rows + (desc + (long long)lo * SC_FIELDS)[4] + 5 * (n + 1));
+        const unsigned int* H8p = b8 + ((i - 1) & 1) * 2 * RB;
+        const unsigned int* F8p = H8p + RB;
+        unsigned int* H8c = b8 + (i & 1) * 2 * RB;
+        unsigned int* F8c = H8c + RB;
+        const unsigned char* sb = SB + (i <= P.m ? (int)(P.row - SM) : 0);  // this row's score bytes
+        const unsigned int GO4 = (unsigned int)go * 0x01010101u, GE4 = (unsigned int)ge * 0x01010101u;
+        const unsigned int B4 = (unsigned int)bias * 0x01010101u;
+        int carry = 0;  // G at the chunk's first column: max over k before it of Ht(k) - (c0 - 1 - k) ge
+        for (int c0 = J0; c0 <= own1; c0 += 4 * SC_RS_THREADS) {
+            const int j = c0 + 4 * threadIdx.x;  // this thread's columns j .. j + 3 (j = 1 mod 4)
+            const int w = (j + 3) >> 2;          // their word
+            unsigned int up = 0, left = 0, fw = 0;
+            const bool live = j <= own1;
+            if (live) {
+                if (prev8) {
+                    up = __ldcg(H8p + w);
+                    left = __ldcg(H8p + w - 1);
+                    fw = __ldcg(F8p + w);
+                } else {
+                    up = sc_pack4(__ldcg(Hp + j), __ldcg(Hp + j + 1), __ldcg(Hp + j + 2), __ldcg(Hp + j + 3));
+                    left = (unsigned int)min(max(__ldcg(Hp + j - 1), 0), 255) << 24;
+                    fw = sc_pack4(__ldcg(Fp + j), __ldcg(Fp + j + 1), __ldcg(Fp + j + 2), __ldcg(Fp + j + 3));
+                }
+            }
+            const unsigned int dg = __byte_perm(left, up, 0x6543);  // H(i-1, j-1 .. j+2)
+            const unsigned int f = __vmaxu4(__vsubus4(fw, GE4), __vsubus4(up, GO4));
+            const unsigned int sw = (unsigned int)sb[b[min(j, n) - 1]] | ((unsigned int)sb[b[min(j + 1, n) - 1]] << 8) |
+                                    ((unsigned int)sb[b[min(j + 2, n) - 1]] << 16) |
+                                    ((unsigned int)sb[b[min(j + 3, n) - 1]] << 24);
+            const unsigned int dd = __vsubus4(__vaddus4(dg, sw), B4);  // max(0, H(i-1, j-1) + s)
+            const unsigned int ht = __vmaxu4(dd, f);
+            int h[4];
+#pragma unroll
+            for (int k = 0; k < 4; ++k) h[k] = (int)((ht >> (8 * k)) & 0xffu);
+            // G just after this thread's columns, then the max-scan over threads
+            int x = live ? max(max(h[3], h[2] - ge), max(h[1] - 2 * ge, h[0] - 3 * ge)) : -(1 << 20);
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const int y = __shfl_up_sync(SC_FULL, x, o);
+                if (lane >= o) x = max(x, y - 4 * o * ge);
+            }
+            if (lane == 31) wmax[warp] = x;
+            __syncthreads();
+            int g = carry - (j - c0) * ge;  // G at column j from the chunks before
+            for (int v = 0; v < warp; ++v) g = max(g, wmax[v] - (j - (c0 + 128 * (v + 1))) * ge);
+            const int ex = __shfl_up_sync(SC_FULL, x, 1);
+            if (lane > 0) g = max(g, ex);
+            int next = carry - 4 * SC_RS_THREADS * ge;
+            for (int v = 0; v < SC_RS_THREADS / 32; ++v)
+                next = max(next, wmax[v] - (4 * SC_RS_THREADS - 128 * (v + 1)) * ge);
+            __syncthreads();
+            carry = max(next, 0);
+            if (live && j + 3 >= own0) {
+                int e[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    e[k] = g - go;  // E(i, j + k)
+                    g = max(g - ge, h[k]);
+                }
+                const unsigned int hw = __vmaxu4(ht, sc_pack4(e[0], e[1], e[2], e[3]));
+                H8c[w] = hw;
+                F8c[w] = f;
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    if (j + k <= own1) {
+                        best = max(best, (int)((hw >> (8 * k)) & 0xffu));
+                        C[j + k] = max(C[j + k], (int)((dd >> (8 * k)) & 0xffu));
+                    }
+                }
+            }
         }
-        const int x = sc_warp_scan(key, wmax);  // inclusive max-scan of key over the warp
-        int before = carry;  // the max over every column before this thread's warp
-        for (int w = 0; w < warp; ++w) before = max(before, wmax[w]);
-        const int incl = max(before, x);
-        int excl = __shfl_up_sync(SC_FULL, incl, 1);
-        if (lane == 0) excl = before;
-        int total = carry;
-        for (int w = 0; w < SC_RS_THREADS / 32; ++w) total = max(total, wmax[w]);
-        __syncthreads();
-        carry = total;
-        if (j >= own0 && j <= own1) {
-            // E(i, j) = max over k < j of Ht(k) - go - (j - 1 - k) ge
-            const int e = excl - go - (j - 1 - J0) * ge;
-            Hc[j] = max(ht, e);
-            Fc[j] = f;
+    } else {
+        int carry = SC_NEG;  // max of Ht(k) + (k - J0) ge over the columns before this chunk
+        for (int c0 = J0; c0 <= own1; c0 += SC_RS_THREADS) {
+            const int j = c0 + threadIdx.x;
+            int key = SC_NEG, ht = 0, f = 0;
+            if (j <= own1) {
+                int up, fp, dgp;
+                if (prev8) {  // the previous row in bytes (F clamped at 0: the same H)
+                    const unsigned char* h8 = reinterpret_cast<const unsigned char*>(
+                        rows + (desc + (long long)lo * SC_FIELDS)[4] + 5 * (n + 1)) + ((i - 1) & 1) * 8 * ((n >> 2) + 3);
+                    up = __ldcg(h8 + j + 3);
+                    dgp = __ldcg(h8 + j + 2);
+                    fp = i > 1 ? (int)__ldcg(h8 + 4 * ((n >> 2) + 3) + j + 3) : SC_NEG;
+                } else {
+                    up = __ldcg(Hp + j);
+                    dgp = __ldcg(Hp + j - 1);
+                    fp = i > 1 ? __ldcg(Fp + j) : SC_NEG;  // row 0: no F
+                }
+                f = max(fp - ge, up - go);
+                const int dd = dgp + row[b[j - 1]];
+                ht = __vimax3_s32_relu(dd, f, SC_NEG);
+                key = ht + (j - J0) * ge;
+                if (j >= own0) C[j] = max(C[j], dd);
+            }
+            const int x = sc_warp_scan(key, wmax);  // inclusive max-scan of key over the warp
+            int before = carry;  // the max over every column before this thread's warp
+            for (int w = 0; w < warp; ++w) before = max(before, wmax[w]);
+            const int incl = max(before, x);
+            int excl = __shfl_up_sync(SC_FULL, incl, 1);
+            if (lane == 0) excl = before;
+            int total = carry;
+            for (int w = 0; w < SC_RS_THREADS / 32; ++w) total = max(total, wmax[w]);
+            __syncthreads();
+            carry = total;
+            if (j >= own0 && j <= own1) {
+                // E(i, j) = max over k < j of Ht(k) - go - (j - 1 - k) ge
+                const int e = excl - go - (j - 1 - J0) * ge;
+                Hc[j] = max(ht, e);
+                Fc[j] = f;
+                best = max(best, Hc[j]);
+            }
         }
     }
+    const int top = sc_block_max(best, wmax);
+    if (threadIdx.x == 0 && top > 0) atomicMax(st + 2 + i % 3, top);
 }
 
 // sc_rowchain -- the same row-parallel scan for long queries, whose gaps can
