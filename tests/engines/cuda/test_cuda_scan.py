@@ -212,9 +212,9 @@ def test_pair_kernels_near_the_16_bit_limit():
 @pytest.mark.parametrize("host_sort", [0, 1 << 18])
 def test_best_end_points_chosen_on_either_side(monkeypatch, host_sort):
     """Each query's best end points, ordered on the GPU or on the host."""
-    from swgpu.engines.cuda import scan as cuda_scan
+    from swgpu.engines.cuda import scan_best
 
-    monkeypatch.setattr(cuda_scan, "HOST_SORT", host_sort)
+    monkeypatch.setattr(scan_best, "HOST_SORT", host_sort)
     rng = np.random.default_rng(21)
     queries = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), n)), "dna") for k, n in
                enumerate((12, 40, 90))]

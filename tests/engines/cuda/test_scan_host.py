@@ -19,6 +19,7 @@ from swgpu.engines import get_engine
 from swgpu.engines.cpu.scan_kernels import column_maxima, query_profile
 from swgpu.engines.cuda import runtime
 from swgpu.engines.cuda import scan as cuda_scan
+from swgpu.engines.cuda import scan_best
 
 FIELDS = cuda_scan.FIELDS
 
@@ -41,6 +42,9 @@ class _Ctx:
 
     def __exit__(self, *exc):
         return False
+
+    def wait_event(self, event):
+        pass
 
 
 def _fake_cupy():
@@ -178,7 +182,7 @@ def test_end_points_chosen_on_either_side(fake_gpu, monkeypatch):
     queries, genome, bounds = _case(3)
     gpu, _ = fake_gpu(SCORINGS[0])
     want = gpu.candidates(queries, genome, bounds, 3, 5)
-    monkeypatch.setattr(cuda_scan, "HOST_SORT", 0)  # the device path of the stand-in
+    monkeypatch.setattr(scan_best, "HOST_SORT", 0)  # the device path of the stand-in
     got = gpu.candidates(queries, genome, bounds, 3, 5)
     for (ca, sa), (cb, sb) in zip(got, want):
         assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()

@@ -14,8 +14,9 @@ problem, ``R`` query rows per lane: :func:`rows_per_lane`), ``sc_long_R``
 each query are chosen (on the GPU when there are many) in the order of
 :func:`~swgpu.align.scan_rule.best_end_points` (the CPU engine's). Problems
 go in batches that fit ``ROW_BUDGET`` ints of row buffers, queued without
-waiting; the host collects their end points at the end, or sooner when their
-buffers pass ``OUT_BUDGET`` bytes.
+waiting on two streams in turn; the host collects their end points at the
+end (:mod:`~swgpu.engines.cuda.scan_best`), or sooner when their buffers pass
+``OUT_BUDGET`` bytes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ...align.scan_rule import cap_span, span_bound
 from ...exceptions import EngineError
 from ...scoring import Scoring
 from . import runtime
+from .scan_best import best_end_points, collect
 
 __all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "LONG_QUERY", "rows_per_lane"]
 
@@ -57,8 +59,6 @@ ROWSCAN_MARGIN = 10
 ROW_BUDGET = 1 << 30
 #: Bytes of end-point buffers of queued batches before the host collects them.
 OUT_BUDGET = 1 << 30
-#: End points at most this many are ordered on the host (:meth:`CudaGenomeScanner._best`).
-HOST_SORT = 1 << 18
 #: Scores of the 16-bit pair kernels stay under this (m * max + open), as do
 #: twice the gap costs.
 PAIR_LIMIT = 1 << 14
@@ -80,12 +80,6 @@ def rows_per_lane(m):
     shapes = np.asarray(ROWS_PER_LANE)
     r = shapes[np.minimum(np.searchsorted(32 * shapes, m), shapes.size - 1)]
     return int(r) if np.ndim(m) == 0 else r
-
-
-def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
-    """Positions in sorted ``slots`` of the first ``keep`` of each slot."""
-    rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
-    return np.flatnonzero(rank < max(int(keep), 0))
 
 
 def _pairs(d: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -125,6 +119,7 @@ class CudaGenomeScanner:
         self._K = int(m.shape[0])
         with self._cp.cuda.Device(self.device_id):
             self._stream = self._cp.cuda.Stream(non_blocking=True)
+            self._stream2 = self._cp.cuda.Stream(non_blocking=True)
             with self._stream:
                 self._matrix = self._cp.asarray(m.ravel())
             mod = runtime.get_module(KERNEL_FILE)
@@ -152,44 +147,6 @@ class CudaGenomeScanner:
         strips = -(-m // LONG_STRIP)
         parts = max(1, min(-(-self._long_blocks * WARPS // strips), length // (4 * lead)))
         return max(self.window, -(-length // parts))
-
-    def _collect(self, pending) -> list:
-        """The end points each pending batch found (waits for them), copied
-        out of the batches' buffers so that those can be freed."""
-        if not pending:
-            return []
-        counts = self._cp.concatenate([p[3] for p in pending]).get().tolist()
-        out = []
-        for (c, sco, sl, _, cap), got in zip(pending, counts):
-            if got > cap:
-                raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
-            out.append((c[:got].copy(), sco[:got].copy(), sl[:got].copy()))
-        return out
-
-    def _best(self, parts, keep: int):
-        """The ``keep`` best end points of each query (slot) among the
-        batches' ``parts``, ordered by slot, then score (highest first), then
-        column -- the order of :func:`~swgpu.align.scan_rule.best_end_points`.
-        Chosen on the GPU when there are more than ``HOST_SORT`` end points
-        (below that, sorting on the host costs less than the GPU sort's first
-        use in a process)."""
-        cp = self._cp
-        total = sum(int(p[0].size) for p in parts)
-        if total == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
-        cols, scores, slots = (cp.concatenate([p[k] for p in parts]) for k in range(3))
-        if total <= HOST_SORT:
-            cols, scores, slots = cols.get(), scores.get(), slots.get()
-            order = np.lexsort((cols, -scores.astype(np.int64), slots))
-            kept = _ranked_below(slots[order], keep)
-            return cols[order[kept]], scores[order[kept]], slots[order[kept]]
-        order = cp.lexsort(cp.stack([cols, -scores.astype(cp.int64), slots.astype(cp.int64)]))
-        # the ranks within each slot on the host (4 bytes an end point; no
-        # boolean indexing on the GPU, whose first use in a process is slow)
-        slots = slots[order].get()
-        kept = _ranked_below(slots, keep)
-        at = order[cp.asarray(kept)]
-        return cols[at].get(), scores[at].get(), slots[kept]
 
     def _short_window(self, queries, letters: int) -> int:
         """Own columns per problem of the short kernels: :attr:`window`, or
@@ -299,10 +256,62 @@ class CudaGenomeScanner:
         for i in range(1, top + 1):
             self._rowchain(grid, block, common + (i32(i), ticket, status))
 
+    def _join(self, streams) -> None:
+        """The scanner's stream waits for the others."""
+        for other in streams[1:]:
+            done = self._cp.cuda.Event()
+            done.record(other)
+            self._stream.wait_event(done)
+
+    def _batch(self, A, B, d: np.ndarray, lg: np.ndarray, ints: int, cap: int):
+        """Queue one batch of problems ``d`` (``lg``: on the long kernel) on
+        the current stream, row buffers of ``ints`` ints: their column
+        maxima, then their end points (``sc_points``). Returns the end-point
+        buffers (columns, scores, slots, count) and their room ``cap``."""
+        cp, i32 = self._cp, np.int32
+        gaps = (i32(self.scoring.gap_open), i32(self.scoring.gap_extend))
+        rows = (cp.zeros if self.method == "rowscan" else cp.empty)(ints, dtype=np.int32)
+        short_index = np.flatnonzero(~lg)  # rows of d
+        if self.method == "rowscan":
+            self._row_scan(A, B, d[short_index], rows)
+            short_index = short_index[:0]
+        short = d[short_index]
+        shapes = rows_per_lane(short[:, 1])
+        paired = self._paired(short)
+        dev_d = cp.asarray(d.ravel())
+        for r in np.unique(shapes[paired]).tolist():
+            at = paired & (shapes == r)
+            pairs = _pairs(short[at], short_index[at])
+            self._pair[r]((-(-pairs.shape[0] // WARPS),), (32 * WARPS,),
+                          (A, B, dev_d, cp.asarray(pairs.ravel()), i32(pairs.shape[0]), self._matrix,
+                           i32(self._K)) + gaps + (rows,))
+        for r in np.unique(shapes[~paired]).tolist():
+            sel = short[(shapes == r) & ~paired]
+            self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
+                            (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K))
+                            + gaps + (rows,))
+        if lg.any():
+            sel = d[lg]
+            strips = -(-sel[:, 1] // LONG_STRIP)
+            sfirst = np.zeros(sel.shape[0] + 1, dtype=np.int64)
+            np.cumsum(strips, out=sfirst[1:])
+            progress = cp.zeros(int(sfirst[-1]), dtype=np.int32)
+            self._long((self._long_blocks,), (32 * WARPS,),
+                       (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), cp.asarray(sfirst),
+                        np.int64(sfirst[-1]), self._matrix, i32(self._K)) + gaps + (rows, progress))
+            # the column maxima are in the row slot of the problem's last strip
+            d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
+            dev_d = cp.asarray(d.ravel())
+        out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
+               cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))
+        take = d.shape[0]
+        self._points((max(1, min(take, 65535)),), (256,), (rows, dev_d, i32(take)) + out + (np.uint64(cap),))
+        return out + (cap,)
+
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`. Batches of
-        problems are queued one after another on the stream; the host
+        problems are queued one after another, on two streams in turn; the host
         waits at the end, or sooner when the batches' end-point buffers pass
         ``OUT_BUDGET`` bytes (then it keeps only the end points found). Only
         the genome columns the problems read are copied to the device."""
@@ -313,9 +322,6 @@ class CudaGenomeScanner:
         bounds = np.asarray(bounds, dtype=np.int64)
         desc = self._problems(queries, bounds, floors, own, radius, max_span)
         pending, pending_bytes, parts = [], 0, []  # batches' (cols, scores, slots, count, cap); found end points
-        i32 = np.int32
-        sc = self.scoring
-        gaps = (i32(sc.gap_open), i32(sc.gap_extend))
         with cp.cuda.Device(self.device_id), self._stream:
             ev = [cp.cuda.Event(), cp.cuda.Event()]
             ev[0].record()
@@ -335,66 +341,43 @@ class CudaGenomeScanner:
                 need += 4 * (desc[:, 3] // 4 + 3)
             only_c = ints == 1
             lead = 2 * (int(desc[only_c, 3].max()) + 1) if only_c.any() else 0  # room before a C-only slot
-            start = 0
+            # batches alternate between two streams, so that one batch's
+            # kernels fill the GPU while the last blocks of the one before
+            # drain (the long kernel, whose warps wait on each other, keeps one)
+            streams = [self._stream]
+            if not is_long.any():
+                streams.append(self._stream2)
+                ready = cp.cuda.Event()
+                ready.record(self._stream)
+                self._stream2.wait_event(ready)
+            start = batch = 0
             while start < desc.shape[0]:
                 take = max(1, int(np.searchsorted(np.cumsum(need[start:]), ROW_BUDGET, side="right")))
                 d = desc[start:start + take].copy()
-                lg = is_long[start:start + take]
                 off = np.zeros(take + 1, dtype=np.int64)
                 np.cumsum(need[start:start + take], out=off[1:])
                 # H, F, C of a problem at d[4] (C only: H and F would lie in the slots before)
                 d[:, 4] = lead + off[:-1] - np.where(only_c[start:start + take], 2 * (d[:, 3] + 1), 0)
                 own_cols = d[:, 6] - d[:, 5]
                 cap = int((own_cols // (d[:, 7] + 1) + 1).sum())
-                rows = (cp.zeros if self.method == "rowscan" else cp.empty)(lead + int(off[-1]), dtype=np.int32)
-                short_index = np.flatnonzero(~lg)  # rows of d
-                if self.method == "rowscan":
-                    self._row_scan(A, B, d[short_index], rows)
-                    short_index = short_index[:0]
-                short = d[short_index]
-                shapes = rows_per_lane(short[:, 1])
-                paired = self._paired(short)
-                dev_d = cp.asarray(d.ravel())
-                for r in np.unique(shapes[paired]).tolist():
-                    at = paired & (shapes == r)
-                    pairs = _pairs(short[at], short_index[at])
-                    self._pair[r]((-(-pairs.shape[0] // WARPS),), (32 * WARPS,),
-                                  (A, B, dev_d, cp.asarray(pairs.ravel()), i32(pairs.shape[0]), self._matrix,
-                                   i32(self._K)) + gaps + (rows,))
-                for r in np.unique(shapes[~paired]).tolist():
-                    sel = short[(shapes == r) & ~paired]
-                    self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
-                                    (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K))
-                                    + gaps + (rows,))
-                if lg.any():
-                    sel = d[lg]
-                    strips = -(-sel[:, 1] // LONG_STRIP)
-                    sfirst = np.zeros(sel.shape[0] + 1, dtype=np.int64)
-                    np.cumsum(strips, out=sfirst[1:])
-                    progress = cp.zeros(int(sfirst[-1]), dtype=np.int32)
-                    self._long((self._long_blocks,), (32 * WARPS,),
-                               (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), cp.asarray(sfirst),
-                                np.int64(sfirst[-1]), self._matrix, i32(self._K)) + gaps + (rows, progress))
-                    # the column maxima are in the row slot of the problem's last strip
-                    d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
-                    dev_d = cp.asarray(d.ravel())
-                out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
-                       cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))
-                self._points((max(1, min(take, 65535)),), (256,), (rows, dev_d, i32(take)) + out + (np.uint64(cap),))
-                pending.append(out + (cap,))
+                with streams[batch % len(streams)]:
+                    pending.append(self._batch(A, B, d, is_long[start:start + take], lead + int(off[-1]), cap))
                 pending_bytes += 16 * max(cap, 1)
                 if pending_bytes > OUT_BUDGET:
-                    parts += self._collect(pending)
+                    self._join(streams)
+                    parts += collect(cp, pending)
                     pending, pending_bytes = [], 0
                 if on_done is not None:  # once per query and batch, as the batch is queued
                     per_query = np.bincount(d[:, 10], weights=own_cols, minlength=len(queries))
                     for k in np.flatnonzero(per_query).tolist():
                         on_done(k, int(per_query[k]))
                 start += take
+                batch += 1
+            self._join(streams)
             ev[1].record()
-            parts += self._collect(pending)
+            parts += collect(cp, pending)
             kernel_s = cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
-            cols, scores, slots = self._best(parts, keep)
+            cols, scores, slots = best_end_points(cp, parts, keep)
         # each query's end points are consecutive, best first
         cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
         out = [(cols[cuts[k]:cuts[k + 1]], scores[cuts[k]:cuts[k + 1]]) for k in range(len(queries))]

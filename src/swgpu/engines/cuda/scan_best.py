@@ -1,0 +1,56 @@
+"""End points of the GPU scan's batches, gathered and chosen: the host side
+of :class:`~swgpu.engines.cuda.scan.CudaGenomeScanner` after ``sc_points``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["HOST_SORT", "best_end_points", "collect"]
+
+#: End points at most this many are ordered on the host (:func:`best_end_points`).
+HOST_SORT = 1 << 18
+
+
+def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
+    """Positions in sorted ``slots`` of the first ``keep`` of each slot."""
+    rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
+    return np.flatnonzero(rank < max(int(keep), 0))
+
+
+def collect(cp, pending) -> list:
+    """The end points each pending batch found (waits for them), copied
+    out of the batches' buffers so that those can be freed."""
+    if not pending:
+        return []
+    counts = cp.concatenate([p[3] for p in pending]).get().tolist()
+    out = []
+    for (c, sco, sl, _, cap), got in zip(pending, counts):
+        if got > cap:
+            raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
+        out.append((c[:got].copy(), sco[:got].copy(), sl[:got].copy()))
+    return out
+
+
+def best_end_points(cp, parts, keep: int):
+    """The ``keep`` best end points of each query (slot) among the
+    batches' ``parts``, ordered by slot, then score (highest first), then
+    column -- the order of :func:`~swgpu.align.scan_rule.best_end_points`.
+    Chosen on the GPU when there are more than ``HOST_SORT`` end points
+    (below that, sorting on the host costs less than the GPU sort's first
+    use in a process)."""
+    total = sum(int(p[0].size) for p in parts)
+    if total == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    cols, scores, slots = (cp.concatenate([p[k] for p in parts]) for k in range(3))
+    if total <= HOST_SORT:
+        cols, scores, slots = cols.get(), scores.get(), slots.get()
+        order = np.lexsort((cols, -scores.astype(np.int64), slots))
+        kept = _ranked_below(slots[order], keep)
+        return cols[order[kept]], scores[order[kept]], slots[order[kept]]
+    order = cp.lexsort(cp.stack([cols, -scores.astype(cp.int64), slots.astype(cp.int64)]))
+    # the ranks within each slot on the host (4 bytes an end point; no
+    # boolean indexing on the GPU, whose first use in a process is slow)
+    slots = slots[order].get()
+    kept = _ranked_below(slots, keep)
+    at = order[cp.asarray(kept)]
+    return cols[at].get(), scores[at].get(), slots[kept]
