@@ -197,3 +197,12 @@ def test_windows_follow_the_work(fake_gpu):
     assert gpu._short_window(q, 10_000) == 64  # never wider than asked when narrowing
     gpu.fill = False
     assert gpu._short_window(q * 2000, 4_640_000) == 64
+
+
+def test_ranked_below_keeps_the_first_of_each_run():
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 2, 7, 300):
+        for keep in (0, 1, 2, 5, 1000):
+            slots = np.sort(rng.integers(0, max(1, n // 4), n)).astype(np.int32)
+            rank = np.arange(n) - np.searchsorted(slots, slots, side="left")
+            assert scan_best._ranked_below(slots, keep).tolist() == np.flatnonzero(rank < keep).tolist()

@@ -12,9 +12,17 @@ HOST_SORT = 1 << 18
 
 
 def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
-    """Positions in sorted ``slots`` of the first ``keep`` of each slot."""
-    rank = np.arange(slots.size, dtype=np.int64) - np.searchsorted(slots, slots, side="left")
-    return np.flatnonzero(rank < max(int(keep), 0))
+    """Positions in sorted ``slots`` of the first ``keep`` of each slot: one
+    pass over ``slots`` for the starts of its runs, then the kept positions
+    run by run (few runs: one a query)."""
+    n, keep = slots.size, max(int(keep), 0)
+    if n == 0 or keep == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(slots[1:] != slots[:-1]) + 1
+    starts = np.concatenate(([0], starts)).astype(np.int64)
+    take = np.minimum(np.diff(np.append(starts, n)), keep)
+    ends = np.cumsum(take)
+    return np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(starts - (ends - take), take)
 
 
 def collect(cp, pending) -> list:
