@@ -36,6 +36,7 @@ def _dev(x, dtype=None):
 class _Ctx:
     def __init__(self, *a, **k):
         self.attributes = {"MultiProcessorCount": 132}
+        self.mem_info = (80 << 30, 80 << 30)
 
     def __enter__(self):
         return self
@@ -48,7 +49,7 @@ class _Ctx:
 
 
 def _fake_cupy():
-    cuda = SimpleNamespace(Device=_Ctx, Stream=_Ctx, Event=lambda: SimpleNamespace(record=lambda *a: None),
+    cuda = SimpleNamespace(Device=_Ctx, Stream=_Ctx, Event=lambda: SimpleNamespace(record=lambda *a: None, synchronize=lambda: None),
                            get_elapsed_time=lambda a, b: 0.0)
     return SimpleNamespace(
         cuda=cuda, int64=np.int64, asarray=lambda x, dtype=None: _dev(x, dtype),

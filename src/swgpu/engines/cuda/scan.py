@@ -114,6 +114,7 @@ class CudaGenomeScanner:
         self.last_timings: dict = {}
         self.byte_rows = True  # the row-parallel scan's 8-bit rows (False: all 32-bit, to compare)
         self.row_words = [0, 0]  # rows of the row-parallel scan in 8-bit cells, and all its rows
+        self._eight: list = []
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self._K = int(m.shape[0])
@@ -134,6 +135,8 @@ class CudaGenomeScanner:
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
             self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
             self._sms = int(self._cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
+            # two batches in flight (two row budgets, each stream with its own pool) where memory allows
+            self._two_streams = self._cp.cuda.Device(self.device_id).mem_info[1] >= 6 * 4 * ROW_BUDGET
 
     def _window(self, m: int, span: int | None, r: int, length: int, short: int) -> int:
         """Own columns per problem: :data:`WINDOW`, or for long queries as
@@ -248,7 +251,7 @@ class CudaGenomeScanner:
             for i in range(1, top + 1):
                 self._rowscan(grid, block, common + (i32(i), i32(halo), state, i32(ok8), i32(grow), i32(bias),
                                                      i32(ROWSCAN_MARGIN)))
-            self.row_words[0] += int(state[5::6].sum())
+            self._eight.append(state[5::6].sum())  # read at the end (no wait here)
             self.row_words[1] += int(d[:, 1].sum())
             return
         ticket = cp.zeros(1, dtype=np.uint64)
@@ -256,12 +259,13 @@ class CudaGenomeScanner:
         for i in range(1, top + 1):
             self._rowchain(grid, block, common + (i32(i), ticket, status))
 
-    def _join(self, streams) -> None:
-        """The scanner's stream waits for the others."""
+    def _join(self, streams, back: bool = False) -> None:
+        """The scanner's stream waits for the others (``back``: and they for
+        it, so that buffers it copied out may be reused on them)."""
         for other in streams[1:]:
             done = self._cp.cuda.Event()
-            done.record(other)
-            self._stream.wait_event(done)
+            done.record(other if not back else self._stream)
+            (self._stream if not back else other).wait_event(done)
 
     def _batch(self, A, B, d: np.ndarray, lg: np.ndarray, ints: int, cap: int):
         """Queue one batch of problems ``d`` (``lg``: on the long kernel) on
@@ -345,7 +349,7 @@ class CudaGenomeScanner:
             # kernels fill the GPU while the last blocks of the one before
             # drain (the long kernel, whose warps wait on each other, keeps one)
             streams = [self._stream]
-            if not is_long.any():
+            if self._two_streams and not is_long.any():
                 streams.append(self._stream2)
                 ready = cp.cuda.Event()
                 ready.record(self._stream)
@@ -366,6 +370,7 @@ class CudaGenomeScanner:
                 if pending_bytes > OUT_BUDGET:
                     self._join(streams)
                     parts += collect(cp, pending)
+                    self._join(streams, back=True)  # the copies out, before the buffers are reused
                     pending, pending_bytes = [], 0
                 if on_done is not None:  # once per query and batch, as the batch is queued
                     per_query = np.bincount(d[:, 10], weights=own_cols, minlength=len(queries))
@@ -376,7 +381,10 @@ class CudaGenomeScanner:
             self._join(streams)
             ev[1].record()
             parts += collect(cp, pending)
+            ev[1].synchronize()
             kernel_s = cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
+            self.row_words[0] += sum(int(x) for x in self._eight)
+            self._eight.clear()
             cols, scores, slots = best_end_points(cp, parts, keep)
         # each query's end points are consecutive, best first
         cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
