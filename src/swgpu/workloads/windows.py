@@ -22,9 +22,11 @@ __all__ = ["genome_codes", "record_of", "end_windows", "finish_traces"]
 
 
 def genome_codes(genome: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, bounds)``: the records' codes end to end, and where each
+    """``(codes, bounds)``: the records' codes end to end (read-only: a GPU
+    engine may keep them on the device between calls), and where each
     record starts (``bounds[r]``) and the last ends (``bounds[-1]``)."""
     codes = (np.concatenate([r.codes for r in genome]) if genome else np.zeros(0)).astype(np.uint8, copy=False)
+    codes.flags.writeable = False
     bounds = np.zeros(len(genome) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in genome], out=bounds[1:])
     return codes, bounds

@@ -19,9 +19,9 @@ from swgpu.engines import get_engine
 from swgpu.engines.cpu.scan_kernels import column_maxima, query_profile
 from swgpu.engines.cuda import runtime
 from swgpu.engines.cuda import scan as cuda_scan
-from swgpu.engines.cuda import scan_best
+from swgpu.engines.cuda import scan_best, scan_plan
 
-FIELDS = cuda_scan.FIELDS
+FIELDS = scan_plan.FIELDS
 
 
 class _Array(np.ndarray):
@@ -108,11 +108,39 @@ class _Kernels:
 
     _rowchain = _rowscan
 
+    @staticmethod
+    def _held(rows, D, p, side):
+        """(first genome column, column maxima) that problem ``p`` holds for
+        the rule: its own columns, and on a side without a neighbour
+        (``side``: 1 before, 2 after) its window's columns there."""
+        d = D[p]
+        n = int(d[3])
+        base = int(d[4]) + 2 * (n + 1) + 1
+        lo = int(d[5]) if (d[11] & 1) or side == 2 else 0
+        hi = int(d[6]) if (d[11] & 2) or side == 1 else n
+        return int(d[9]) + lo, np.asarray(rows[base + lo:base + hi])
+
     def _points(self, rows, desc, nprob, cols, scores, slots, count, cap):
-        for d in np.asarray(desc).reshape(-1, FIELDS)[:int(nprob)]:
-            n = int(d[3])
-            base = int(d[4]) + 2 * (n + 1) + 1
-            c, s = end_points(np.asarray(rows[base:base + n]), 0, n, int(d[7]), int(d[8]), (int(d[5]), int(d[6])))
+        D = np.asarray(desc).reshape(-1, FIELDS)
+        for p in range(int(nprob)):
+            d = D[p]
+            # the maxima the rule reads: this problem's, then its neighbours' on each side
+            start, line = self._held(rows, D, p, 0)
+            q = p
+            while D[q, 11] & 1:
+                q -= 1
+                g, v = self._held(rows, D, q, 1)
+                assert g + v.size == start and D[q, 10] == d[10], "neighbours of one query, end to end"
+                start, line = g, np.concatenate([v, line])
+            q = p
+            while D[q, 11] & 2:
+                q += 1
+                g, v = self._held(rows, D, q, 2)
+                assert g == start + line.size and D[q, 10] == d[10], "neighbours of one query, end to end"
+                line = np.concatenate([line, v])
+            own = (int(d[9] + d[5]) - start, int(d[9] + d[6]) - start)
+            c, s = end_points(line, 0, line.size, int(d[7]), int(d[8]), own)
+            c = c + start - int(d[9])
             k = int(count[0])
             room = max(0, min(c.size, int(cap) - k))
             cols[k:k + room], scores[k:k + room], slots[k:k + room] = c[:room] + d[9], s[:room], d[10]
@@ -153,24 +181,40 @@ def _case(seed):
 
 
 @pytest.mark.parametrize("scoring", SCORINGS, ids=["2/-3/5/2", "1/-2/6/1", "40/-60/80/10"])
-@pytest.mark.parametrize("shape", ["default", "small batches", "long kernel", "rowscan", "wide windows"])
+@pytest.mark.parametrize("shape", ["default", "small batches", "query batches", "long kernel", "rowscan",
+                                   "wide windows"])
 def test_end_points_equal_the_cpu_engine(fake_gpu, monkeypatch, scoring, shape):
     queries, genome, bounds = _case(len(shape))
     gpu, kernels = fake_gpu(scoring, "rowscan" if shape == "rowscan" else "auto")
-    if shape == "small batches":  # many batches, end points collected between them
-        monkeypatch.setattr(cuda_scan, "ROW_BUDGET", 9_000)
+    if shape == "small batches":  # many batches, end points collected between them; a query's problems
+        monkeypatch.setattr(scan_plan, "ROW_BUDGET", 9_000)  # need more than a batch (no neighbours read)
         monkeypatch.setattr(cuda_scan, "OUT_BUDGET", 2_000)
+    if shape == "query batches":  # batches of whole queries, neighbours read
+        monkeypatch.setattr(scan_plan, "ROW_BUDGET", 400_000)
+        monkeypatch.setattr(cuda_scan, "OUT_BUDGET", 2_000)
+        monkeypatch.setattr(scan_plan, "MIN_WINDOW", 512)
+        gpu.window = 512
     if shape == "long kernel":
         gpu.long_query = 300
-    if shape == "wide windows":
-        monkeypatch.setattr(cuda_scan, "WAVES", 0)
+    if shape == "wide windows":  # one problem a wave: the widest windows
+        monkeypatch.setattr(scan_plan, "FILL_WARPS", 0)
     cpu = get_engine("cpu").genome_scanner(scoring)
+    batches = []
+    real_batch = gpu._batch
+    monkeypatch.setattr(gpu, "_batch", lambda A, B, b, *a: batches.append(b.d[:, 11].copy()) or real_batch(A, B, b, *a))
     total = int(bounds[-1])
     for own, radius, floor, keep in ((None, None, 5, 30), ((2_000, 15_000), 40, 12, 4), ((0, total), None, 1, 1000)):
         a = gpu.candidates(queries, genome, bounds, floor, keep, own=own, radius=radius)
         b = cpu.candidates(queries, genome, bounds, floor, keep, own=own, radius=radius)
         for (ca, sa), (cb, sb) in zip(a, b):
             assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+    linked = [bool(b.any()) for b in batches]
+    if shape == "small batches":  # a query's problems span batches: none reads a neighbour
+        assert len(batches) > 3 and not any(linked)
+    if shape == "query batches":  # (a call whose queries need more than a batch each does not link them)
+        assert len(batches) > 3 and any(linked)
+    if shape == "default":
+        assert all(linked)
     if shape in ("default", "small batches") and scoring is not SCORINGS[2]:
         assert kernels.launches.get("sc_pair_p1", 0) + kernels.launches.get("sc_pair_p2", 0) > 0
     if shape == "long kernel":
@@ -189,15 +233,106 @@ def test_end_points_chosen_on_either_side(fake_gpu, monkeypatch):
         assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
 
 
-def test_windows_follow_the_work(fake_gpu):
+def test_windows_fill_whole_waves(fake_gpu):
     gpu, _ = fake_gpu(SCORINGS[1])
     q = [np.zeros(256, np.uint8)]
-    assert gpu._short_window(q, 4_000_000) == 1792  # one query, one strand: narrowed to fill the GPU
-    assert gpu._short_window(q * 2000, 4_640_000) == cuda_scan.WIDEST * cuda_scan.WINDOW  # many: widened
+    widest = scan_plan.WIDEST * scan_plan.WINDOW
+
+    def problems(queries, lengths, width):
+        return len(queries) * sum(-(-n // width) for n in lengths)
+
+    def narrowest(queries, lengths, warps):  # by brute force: the fewest whole waves, then the narrowest
+        want = 2 * warps * 132  # problems of one wave (two a warp, 132 multiprocessors)
+        waves = -(-problems(queries, lengths, widest) // want)
+        width = next(w for w in range(scan_plan.MIN_WINDOW, widest + 1, 32)
+                     if problems(queries, lengths, w) <= waves * want)
+        return width, waves
+
+    for queries, lengths in ((q, [4_000_000]), (q * 2, [4_640_000]), (q * 2, [3_000_000, 1_500_000, 200_000, 77]),
+                             (q * 20, [4_640_000]), (q * 200, [4_640_000]), (q * 3, [50_000] * 40)):
+        width, waves = narrowest(queries, lengths, scan_plan.FILL_WARPS)
+        full, full_waves = narrowest(queries, lengths, scan_plan.FULL_WARPS)
+        if waves == 1 and full_waves == 1 and full >= scan_plan.FULL_WINDOW:
+            width = full
+        assert gpu._short_window(queries, lengths) == width
+    assert gpu._short_window(q * 2, [4_640_000]) == 2208  # one query, both strands: one wave of 16 warps
+    assert gpu._short_window(q * 20, [4_640_000]) == 14_688  # ten: one wave of 24 warps
+    assert gpu._short_window(q * 2000, [4_640_000]) == 65_376  # many: waves of windows near the widest
+    assert gpu._short_window(q, [3_000]) == scan_plan.MIN_WINDOW  # too few letters to fill a wave
     gpu.window = 64
-    assert gpu._short_window(q, 10_000) == 64  # never wider than asked when narrowing
+    assert gpu._short_window(q, [10_000]) == 64  # never narrower than asked
     gpu.fill = False
-    assert gpu._short_window(q * 2000, 4_640_000) == 64
+    assert gpu._short_window(q * 2000, [4_640_000]) == 64
+
+
+def test_a_read_only_genome_stays_on_the_device(fake_gpu, monkeypatch):
+    queries, genome, bounds = _case(4)
+    gpu, _ = fake_gpu(SCORINGS[0])
+    cpu = get_engine("cpu").genome_scanner(SCORINGS[0])
+    want = cpu.candidates(queries, genome, bounds, 5, 30)
+    uploads = []
+    real = gpu._cp.asarray
+    def upload(x, dtype=None):
+        if np.asarray(x).dtype == np.uint8 and np.size(x) > 5_000:  # genome letters (the queries are 2,899)
+            uploads.append(np.size(x))
+        return real(x, dtype)
+    monkeypatch.setattr(gpu._cp, "asarray", upload)
+    frozen = genome.copy()
+    frozen.flags.writeable = False
+    # up once, whole; then read on the device; a writable genome goes up each call
+    for g, own, sent in ((frozen, None, [genome.size]), (frozen, (2_000, 15_000), []), (genome, None, [genome.size]),
+                         (genome, None, [genome.size])):
+        uploads.clear()
+        got = gpu.candidates(queries, g, bounds, 5, 30, own=own)
+        if own is None:
+            for (ca, sa), (cb, sb) in zip(got, want):
+                assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+        assert uploads == sent
+    assert gpu._resident is None  # a writable genome is not kept
+
+
+def test_a_plan_is_kept_for_calls_of_the_same_shape(fake_gpu):
+    queries, genome, bounds = _case(5)
+    gpu, _ = fake_gpu(SCORINGS[0])
+    cpu = get_engine("cpu").genome_scanner(SCORINGS[0])
+    rng = np.random.default_rng(9)
+    frozen = genome.copy()
+    frozen.flags.writeable = False
+    plans = []
+    # other letters, same lengths; the genome copied from column g0 on, then kept whole on the device
+    for g in (genome, genome, frozen, genome):
+        qs = [rng.integers(0, 4, q.size).astype(np.uint8) for q in queries]
+        if g is not frozen:  # planted copies of the new queries
+            g = g.copy()
+            for q in qs[2:]:
+                at = int(rng.integers(0, genome.size - q.size))
+                g[at:at + q.size] = q
+        got = gpu.candidates(qs, g, bounds, 5, 30, own=(3_000, 16_000))
+        want = cpu.candidates(qs, g, bounds, 5, 30, own=(3_000, 16_000))
+        for (ca, sa), (cb, sb) in zip(got, want):
+            assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()
+        plans.append(gpu._last_plan)
+    assert all(p is plans[0] for p in plans)
+    gpu.candidates(queries[:-1], genome, bounds, 5, 30, own=(3_000, 16_000))
+    assert gpu._last_plan is not plans[0]
+
+
+def test_layouts_of_many_records_equal_record_by_record(fake_gpu):
+    gpu, _ = fake_gpu(SCORINGS[1])
+    rng = np.random.default_rng(2)
+    bounds = np.cumsum([0, *rng.integers(0, 30_000, 40)])
+    for linked in (True, False):
+        for m, first, end in ((64, 0, int(bounds[-1])), (300, 5_000, int(bounds[-1]) - 7_000)):
+            got = gpu._layout(m, 200, m, 4_096, bounds, first, end, linked)
+            rows = []
+            for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+                starts = list(range(max(lo, first), min(hi, end), 4_096))
+                for a in starts:
+                    b = min(a + 4_096, hi, end)
+                    before, after = linked and a != starts[0], linked and a != starts[-1]
+                    w0, w1 = max(lo, a - (0 if before else m) - 199), min(hi, b + (0 if after else m))
+                    rows.append([0, m, w0, w1 - w0, 0, a - w0, b - w0, m, 0, w0, 0, before + 2 * after])
+            assert got.tolist() == rows
 
 
 def test_ranked_below_keeps_the_first_of_each_run():

@@ -1,12 +1,17 @@
 """``scan`` on the GPU: candidate hit end points of queries along long targets.
 
 Launcher of ``kernels/scan.cu``. Each record is cut into own ranges of
-``window`` columns (narrower when few queries would leave the GPU idle:
+``window`` columns (sized so that the problems fill whole waves of the GPU:
 :attr:`CudaGenomeScanner.fill`); the problem of a query and an own range is
-the window from ``span - 1 + r`` letters before it to ``r`` letters after it
-(within the record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`,
-``r`` the query length), so its column maxima are exact over the own range
-and its neighbourhood. They come from ``sc_pair_pR`` (two problems of a query
+the window from ``span - 1`` letters before it to its end (within the
+record; ``span`` from :func:`~swgpu.align.scan_rule.span_bound`), so its
+column maxima are exact over the own range. The end-point rule also looks
+``r`` columns (the query length) on either side: those of the problems of
+the same query next to it in the record, which ``sc_points`` reads where
+they wrote them (a batch holds every problem of its queries); a problem
+with no such neighbour on a side (the edge of the part of the genome a call
+scans, or of a batch when one query's problems need more than a batch)
+reaches ``r`` letters further on that side itself. They come from ``sc_pair_pR`` (two problems of a query
 per warp in 16-bit halves, where the scores fit), ``sc_colmax_R`` (a warp per
 problem, ``R`` query rows per lane: :func:`rows_per_lane`), ``sc_long_R``
 (long queries) or, with ``method="rowscan"``, the row-parallel scan.
@@ -25,27 +30,27 @@ import time
 
 import numpy as np
 
-from ...align.scan_rule import cap_span, span_bound
 from ...exceptions import EngineError
 from ...scoring import Scoring
-from . import runtime
+from . import runtime, scan_best
 from .scan_best import best_end_points, collect
+from .scan_plan import (
+    LONG_STRIP,
+    PAIR_LIMIT,
+    ROW_BUDGET,
+    ROWS_PER_LANE,
+    WARPS,
+    WINDOW,
+    Batch,
+    ScanLayout,
+    _groups,
+    _pairs,
+    rows_per_lane,
+)
 
-__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "LONG_QUERY", "rows_per_lane"]
+__all__ = ["CudaGenomeScanner", "KERNEL_FILE", "WINDOW", "ROW_BUDGET", "LONG_QUERY", "PAIR_LIMIT", "rows_per_lane"]
 
 KERNEL_FILE = "scan.cu"
-FIELDS = 11
-WARPS = 8
-#: Own columns per problem.
-WINDOW = 4096
-#: The fewest own columns per problem when :attr:`CudaGenomeScanner.fill`
-#: narrows the windows, and the warps per multiprocessor it aims for.
-MIN_WINDOW = 1024
-FILL_WARPS = 8
-#: Waves of those warps that let :attr:`CudaGenomeScanner.fill` widen the
-#: windows, and how many times :data:`WINDOW` they grow to at most.
-WAVES = 2
-WIDEST = 16
 #: Own columns per problem of the row-parallel scan.
 ROWSCAN_WINDOW = 1 << 18
 #: Columns of a tile and threads of a block of the row-parallel scan
@@ -55,50 +60,16 @@ ROWSCAN_THREADS = 256
 #: Rows of margin before a problem of the row-parallel scan returns from
 #: 32-bit to 8-bit cells (the seed's T).
 ROWSCAN_MARGIN = 10
-#: Row-buffer ints of one launch (3 per window column; 4 GiB).
-ROW_BUDGET = 1 << 30
 #: Bytes of end-point buffers of queued batches before the host collects them.
 OUT_BUDGET = 1 << 30
-#: Scores of the 16-bit pair kernels stay under this (m * max + open), as do
-#: twice the gap costs.
-PAIR_LIMIT = 1 << 14
-#: Query rows per lane of the kernel shapes (a warp covers 32 x R rows a strip).
-ROWS_PER_LANE = (1, 2, 4, 8, 16)
-#: Rows of the tallest strip of the short kernels: queries up to this long
-#: run in one strip.
-ONE_STRIP = 32 * ROWS_PER_LANE[-1]
 #: Queries of at least this many letters run on the long kernel (``sc_long``):
 #: the strips of one problem on many warps at once, so a few problems fill the GPU.
 LONG_QUERY = 4096
-#: Rows of one strip of the long kernel (32 lanes x 16 rows).
-LONG_STRIP = 512
 
 
-def rows_per_lane(m):
-    """The kernel shape for a query of ``m`` letters (an int, or an array of
-    them): the fewest rows per lane that cover it in one strip, at most 16."""
-    shapes = np.asarray(ROWS_PER_LANE)
-    r = shapes[np.minimum(np.searchsorted(32 * shapes, m), shapes.size - 1)]
-    return int(r) if np.ndim(m) == 0 else r
-
-
-def _pairs(d: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Problems of ``d`` (rows ``index`` of the launch's descriptors) two by
-    two, each pair of one query (a problem left alone is paired with
-    itself): an ``(n, 2)`` int32 array of descriptor rows."""
-    first = np.ones(d.shape[0], dtype=bool)
-    first[1:] = d[1:, 0] != d[:-1, 0]  # a query's problems are consecutive
-    run = np.cumsum(first) - 1
-    start = np.flatnonzero(first)
-    pos = np.arange(d.shape[0]) - start[run]  # position within the query's run
-    lows = np.flatnonzero(pos % 2 == 0)
-    nxt = np.minimum(lows + 1, d.shape[0] - 1)
-    highs = np.where((lows + 1 < d.shape[0]) & ~first[nxt], lows + 1, lows)
-    return np.stack([index[lows], index[highs]], axis=1).astype(np.int32)
-
-
-class CudaGenomeScanner:
-    """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`)."""
+class CudaGenomeScanner(ScanLayout):
+    """Candidate end points on one GPU (a :class:`~swgpu.engines.base.GenomeScanner`;
+    the layout of its work: :class:`~swgpu.engines.cuda.scan_plan.ScanLayout`)."""
 
     def __init__(self, scoring: Scoring, device_id: int = 0, method: str = "auto"):
         if method not in ("auto", "rowscan"):
@@ -108,13 +79,17 @@ class CudaGenomeScanner:
         self.device_id = int(device_id)
         self.window = WINDOW
         self.long_query = LONG_QUERY  # queries of this many letters or more run on the long kernel
-        self.fill = method == "auto"  # narrower windows when too few problems would leave the GPU idle
+        self.fill = method == "auto"  # windows sized to fill whole waves of the GPU
         if method == "rowscan":  # whole rows of long windows: fewer lead-in columns per own column
             self.window = ROWSCAN_WINDOW
         self.last_timings: dict = {}
         self.byte_rows = True  # the row-parallel scan's 8-bit rows (False: all 32-bit, to compare)
         self.row_words = [0, 0]  # rows of the row-parallel scan in 8-bit cells, and all its rows
         self._eight: list = []
+        self._resident = None  # (read-only genome, its device copy): see _genome
+        self._layouts: dict = {}  # problem layouts of one query length (_layout)
+        self._windows: dict = {}  # widths chosen by _short_window
+        self._last_plan = None  # the last call's plan (_plan)
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self._K = int(m.shape[0])
@@ -137,87 +112,6 @@ class CudaGenomeScanner:
             self._sms = int(self._cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
             # two batches in flight (two row budgets, each stream with its own pool) where memory allows
             self._two_streams = self._cp.cuda.Device(self.device_id).mem_info[1] >= 6 * 4 * ROW_BUDGET
-
-    def _window(self, m: int, span: int | None, r: int, length: int, short: int) -> int:
-        """Own columns per problem: :data:`WINDOW`, or for long queries as
-        many columns as leave every warp of the long kernel a strip (parts
-        at least four times their lead-in)."""
-        if m < self.long_query or length <= 0:
-            return short
-        if self.method == "rowscan":  # one problem per record: a row's scan spans the record
-            return max(self.window, length)
-        lead = (span if span is not None else length) + 2 * r
-        strips = -(-m // LONG_STRIP)
-        parts = max(1, min(-(-self._long_blocks * WARPS // strips), length // (4 * lead)))
-        return max(self.window, -(-length // parts))
-
-    def _short_window(self, queries, letters: int) -> int:
-        """Own columns per problem of the short kernels: :attr:`window`, or
-        with :attr:`fill` as few as leave the GPU ``FILL_WARPS`` warps per
-        multiprocessor (two problems a warp), at least ``MIN_WINDOW``; or
-        when there are problems enough for many waves of those warps, up to
-        ``WIDEST`` times as many (less lead-in per own column)."""
-        if not self.fill:
-            return self.window
-        short = sum(1 for q in queries if 0 < q.size < self.long_query)
-        problems = short * letters / self.window
-        want = 2 * FILL_WARPS * self._sms
-        if problems < want:
-            return max(min(MIN_WINDOW, self.window), int(self.window * problems / want) // 256 * 256)
-        window = self.window
-        while window < WIDEST * self.window and problems * self.window / (2 * window) >= WAVES * want:
-            window *= 2
-        return window
-
-    def _problems(self, queries, bounds, floors, own=None, radius=None, max_span=None) -> np.ndarray:
-        """Descriptors of every problem, query by query (the windows of
-        queries of one length are laid out once)."""
-        sc = self.scoring
-        first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
-        short_window = self._short_window(queries, max(0, end - first))
-        sizes = np.array([q.size for q in queries], dtype=np.int64)
-        qoff = np.zeros(len(queries) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=qoff[1:])
-        floors = np.asarray(floors, dtype=np.int64)
-        blocks = []
-        for m in np.unique(sizes[sizes > 0]).tolist():
-            span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
-            r = max(m if radius is None else int(radius), 1)
-            parts = []
-            for rec in range(bounds.size - 1):
-                lo, hi = int(bounds[rec]), int(bounds[rec + 1])
-                a0, a1 = max(lo, first), min(hi, end)
-                window = self._window(m, span, r, a1 - a0, short_window)
-                a = np.arange(a0, a1, window, dtype=np.int64)
-                if a.size == 0:
-                    continue
-                b = np.minimum(a + window, a1)
-                w0 = np.maximum(lo, a - r - (span - 1)) if span is not None else np.full_like(a, lo)
-                w1 = np.minimum(hi, b + r)
-                part = np.zeros((a.size, FIELDS), dtype=np.int64)
-                part[:, 1], part[:, 2], part[:, 3] = m, w0, w1 - w0
-                part[:, 5], part[:, 6], part[:, 7], part[:, 9] = a - w0, b - w0, r, w0
-                parts.append(part)
-            if not parts:
-                continue
-            layout = np.concatenate(parts)
-            ks = np.flatnonzero(sizes == m)
-            block = np.tile(layout, (ks.size, 1))
-            each = np.repeat(ks, layout.shape[0])
-            block[:, 0], block[:, 8], block[:, 10] = qoff[each], floors[each], each
-            blocks.append(block)
-        if not blocks:
-            return np.zeros((0, FIELDS), dtype=np.int64)
-        desc = np.concatenate(blocks)
-        return desc[np.argsort(desc[:, 10], kind="stable")]
-
-    def _paired(self, d: np.ndarray) -> np.ndarray:
-        """Which problems run two to a warp in 16-bit halves: queries of one
-        strip whose scores (and gap costs) fit well inside 16 bits."""
-        if self._pair is None or d.shape[0] == 0:
-            return np.zeros(d.shape[0], dtype=bool)
-        m = d[:, 1]
-        return (m <= ONE_STRIP) & (m * self.scoring.matrix.max_score + self.scoring.gap_open < PAIR_LIMIT)
 
     def _row_scan(self, A, B, d: np.ndarray, rows) -> None:
         """The row-parallel scan over problems ``d``: one launch per query
@@ -259,6 +153,22 @@ class CudaGenomeScanner:
         for i in range(1, top + 1):
             self._rowchain(grid, block, common + (i32(i), ticket, status))
 
+    def _genome(self, genome: np.ndarray, g0: int, g1: int):
+        """``genome[g0:g1]`` on the device, and the genome column where that
+        device array starts. A read-only genome (``genome.flags.writeable``
+        False, as :func:`~swgpu.workloads.windows.genome_codes` makes it)
+        goes up whole and stays there: later calls with the same array read
+        it on the device, as a search reads its database (a genome changed
+        in place through another, writable view would not be seen)."""
+        cp = self._cp
+        if genome.flags.writeable:
+            self._resident = None
+            return cp.asarray(np.ascontiguousarray(genome[g0:g1], dtype=np.uint8)), g0
+        held = self._resident
+        if held is None or held[0] is not genome:
+            held = self._resident = (genome, cp.asarray(np.ascontiguousarray(genome, dtype=np.uint8)))
+        return held[1], 0
+
     def _join(self, streams, back: bool = False) -> None:
         """The scanner's stream waits for the others (``back``: and they for
         it, so that buffers it copied out may be reused on them)."""
@@ -267,49 +177,72 @@ class CudaGenomeScanner:
             done.record(other if not back else self._stream)
             (self._stream if not back else other).wait_event(done)
 
-    def _batch(self, A, B, d: np.ndarray, lg: np.ndarray, ints: int, cap: int):
-        """Queue one batch of problems ``d`` (``lg``: on the long kernel) on
-        the current stream, row buffers of ``ints`` ints: their column
-        maxima, then their end points (``sc_points``). Returns the end-point
-        buffers (columns, scores, slots, count) and their room ``cap``."""
-        cp, i32 = self._cp, np.int32
-        gaps = (i32(self.scoring.gap_open), i32(self.scoring.gap_extend))
-        rows = (cp.zeros if self.method == "rowscan" else cp.empty)(ints, dtype=np.int32)
-        short_index = np.flatnonzero(~lg)  # rows of d
+    def _launches(self, batch: Batch, base: int) -> dict:
+        """What the launches of ``batch`` need that depends on its layout
+        only: its descriptors on the device (window starts in a genome array
+        that starts at genome column ``base``), the pairs and selections of
+        each kernel shape; kept in ``batch.memo`` for later calls of the
+        same plan."""
+        memo = batch.memo
+        if memo.get("base") == base:
+            return memo
+        cp = self._cp
+        memo.clear()
+        d, lg = batch.d.copy(), batch.long
+        d[:, 2] -= base
+        any_long = bool(lg.any())
+        short_index = np.flatnonzero(~lg) if any_long else np.arange(d.shape[0])  # rows of d
         if self.method == "rowscan":
-            self._row_scan(A, B, d[short_index], rows)
+            memo["rowscan"] = d[short_index]
             short_index = short_index[:0]
-        short = d[short_index]
+        short = d[short_index] if any_long or self.method == "rowscan" else d
         shapes = rows_per_lane(short[:, 1])
         paired = self._paired(short)
-        dev_d = cp.asarray(d.ravel())
-        for r in np.unique(shapes[paired]).tolist():
-            at = paired & (shapes == r)
-            pairs = _pairs(short[at], short_index[at])
-            self._pair[r]((-(-pairs.shape[0] // WARPS),), (32 * WARPS,),
-                          (A, B, dev_d, cp.asarray(pairs.ravel()), i32(pairs.shape[0]), self._matrix,
-                           i32(self._K)) + gaps + (rows,))
-        for r in np.unique(shapes[~paired]).tolist():
-            sel = short[(shapes == r) & ~paired]
-            self._colmax[r]((-(-sel.shape[0] // WARPS),), (32 * WARPS,),
-                            (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), self._matrix, i32(self._K))
-                            + gaps + (rows,))
-        if lg.any():
+        memo["pair"] = [(r, cp.asarray(pairs.ravel()), pairs.shape[0]) for r, pairs in
+                        ((r, _pairs_of(short, short_index, at)) for r, at in _groups(shapes, paired))]
+        memo["colmax"] = [(r, cp.asarray(sel.ravel()), sel.shape[0]) for r, sel in
+                          ((r, short if at is None else short[at]) for r, at in _groups(shapes, ~paired))]
+        memo["long"] = None
+        if any_long:
             sel = d[lg]
             strips = -(-sel[:, 1] // LONG_STRIP)
             sfirst = np.zeros(sel.shape[0] + 1, dtype=np.int64)
             np.cumsum(strips, out=sfirst[1:])
-            progress = cp.zeros(int(sfirst[-1]), dtype=np.int32)
-            self._long((self._long_blocks,), (32 * WARPS,),
-                       (A, B, cp.asarray(sel.ravel()), i32(sel.shape[0]), cp.asarray(sfirst),
-                        np.int64(sfirst[-1]), self._matrix, i32(self._K)) + gaps + (rows, progress))
+            memo["long"] = (cp.asarray(sel.ravel()), sel.shape[0], cp.asarray(sfirst), int(sfirst[-1]))
             # the column maxima are in the row slot of the problem's last strip
             d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
-            dev_d = cp.asarray(d.ravel())
+        memo["d"] = cp.asarray(d.ravel())
+        memo["base"] = base
+        return memo
+
+    def _batch(self, A, B, batch: Batch, base: int):
+        """Queue ``batch`` on the current stream: the column maxima of its
+        problems, then their end points (``sc_points``). Returns the
+        end-point buffers (columns, scores, slots, count) and their room."""
+        cp, i32 = self._cp, np.int32
+        gaps = (i32(self.scoring.gap_open), i32(self.scoring.gap_extend))
+        memo = self._launches(batch, base)
+        rows = (cp.zeros if self.method == "rowscan" else cp.empty)(batch.ints, dtype=np.int32)
+        if self.method == "rowscan":
+            self._row_scan(A, B, memo["rowscan"], rows)
+        dev_d = memo["d"]
+        for r, pairs, n in memo["pair"]:
+            self._pair[r]((-(-n // WARPS),), (32 * WARPS,),
+                          (A, B, dev_d, pairs, i32(n), self._matrix, i32(self._K)) + gaps + (rows,))
+        for r, sel, n in memo["colmax"]:
+            self._colmax[r]((-(-n // WARPS),), (32 * WARPS,),
+                            (A, B, sel, i32(n), self._matrix, i32(self._K)) + gaps + (rows,))
+        if memo["long"] is not None:
+            sel, n, sfirst, strips = memo["long"]
+            progress = cp.zeros(strips, dtype=np.int32)
+            self._long((self._long_blocks,), (32 * WARPS,),
+                       (A, B, sel, i32(n), sfirst, np.int64(strips), self._matrix, i32(self._K)) + gaps
+                       + (rows, progress))
+        cap = batch.cap
         out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
                cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))
-        take = d.shape[0]
-        self._points((max(1, min(take, 65535)),), (256,), (rows, dev_d, i32(take)) + out + (np.uint64(cap),))
+        self._points((max(1, min(batch.take, 65535)),), (256,),
+                     (rows, dev_d, i32(batch.take)) + out + (np.uint64(cap),))
         return out + (cap,)
 
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
@@ -318,76 +251,56 @@ class CudaGenomeScanner:
         problems are queued one after another, on two streams in turn; the host
         waits at the end, or sooner when the batches' end-point buffers pass
         ``OUT_BUDGET`` bytes (then it keeps only the end points found). Only
-        the genome columns the problems read are copied to the device."""
+        the genome columns the problems read are copied to the device (all
+        of a read-only genome, once: :meth:`_genome`)."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
-        desc = self._problems(queries, bounds, floors, own, radius, max_span)
+        plan = self._plan(queries, bounds, floors, own, radius, max_span)
         pending, pending_bytes, parts = [], 0, []  # batches' (cols, scores, slots, count, cap); found end points
         with cp.cuda.Device(self.device_id), self._stream:
             ev = [cp.cuda.Event(), cp.cuda.Event()]
             ev[0].record()
-            if desc.shape[0]:
+            if plan.batches:
                 A = cp.asarray(np.concatenate(queries))
-                g0, g1 = int(desc[:, 2].min()), int((desc[:, 2] + desc[:, 3]).max())
-                B = cp.asarray(np.ascontiguousarray(genome[g0:g1], dtype=np.uint8))
-                desc[:, 2] -= g0  # window starts in B (column 9 keeps the genome column)
-            is_long = desc[:, 1] >= self.long_query
-            if self.method == "rowscan":
-                is_long[:] = False
-                ints = np.full(desc.shape[0], 5)
-            else:  # problems of one strip keep only their column maxima
-                ints = np.where(is_long, 6, np.where(desc[:, 1] <= ONE_STRIP, 1, 3))
-            need = ints * (desc[:, 3] + 1)
-            if self.method == "rowscan":  # and four rows of bytes (kernels/scan.cu, sc_rowscan)
-                need += 4 * (desc[:, 3] // 4 + 3)
-            only_c = ints == 1
-            lead = 2 * (int(desc[only_c, 3].max()) + 1) if only_c.any() else 0  # room before a C-only slot
-            # batches alternate between two streams, so that one batch's
-            # kernels fill the GPU while the last blocks of the one before
-            # drain (the long kernel, whose warps wait on each other, keeps one)
+                B, base = self._genome(genome, plan.g0, plan.g1)
             streams = [self._stream]
-            if self._two_streams and not is_long.any():
+            if plan.two_streams:
                 streams.append(self._stream2)
                 ready = cp.cuda.Event()
                 ready.record(self._stream)
                 self._stream2.wait_event(ready)
-            start = batch = 0
-            while start < desc.shape[0]:
-                take = max(1, int(np.searchsorted(np.cumsum(need[start:]), ROW_BUDGET, side="right")))
-                d = desc[start:start + take].copy()
-                off = np.zeros(take + 1, dtype=np.int64)
-                np.cumsum(need[start:start + take], out=off[1:])
-                # H, F, C of a problem at d[4] (C only: H and F would lie in the slots before)
-                d[:, 4] = lead + off[:-1] - np.where(only_c[start:start + take], 2 * (d[:, 3] + 1), 0)
-                own_cols = d[:, 6] - d[:, 5]
-                cap = int((own_cols // (d[:, 7] + 1) + 1).sum())
-                with streams[batch % len(streams)]:
-                    pending.append(self._batch(A, B, d, is_long[start:start + take], lead + int(off[-1]), cap))
-                pending_bytes += 16 * max(cap, 1)
+            for k, batch in enumerate(plan.batches):
+                with streams[k % len(streams)]:
+                    pending.append(self._batch(A, B, batch, base))
+                pending_bytes += 16 * max(batch.cap, 1)
                 if pending_bytes > OUT_BUDGET:
                     self._join(streams)
-                    parts += collect(cp, pending)
+                    parts += collect(cp, pending)[0]
                     self._join(streams, back=True)  # the copies out, before the buffers are reused
                     pending, pending_bytes = [], 0
                 if on_done is not None:  # once per query and batch, as the batch is queued
-                    per_query = np.bincount(d[:, 10], weights=own_cols, minlength=len(queries))
-                    for k in np.flatnonzero(per_query).tolist():
-                        on_done(k, int(per_query[k]))
-                start += take
-                batch += 1
+                    per_query = np.bincount(batch.d[:, 10], weights=batch.own_cols, minlength=len(queries))
+                    for q in np.flatnonzero(per_query).tolist():
+                        on_done(q, int(per_query[q]))
             self._join(streams)
             ev[1].record()
-            parts += collect(cp, pending)
+            last, on_host = collect(cp, pending, host_upto=0 if parts else scan_best.HOST_SORT)
+            parts += last
             ev[1].synchronize()
             kernel_s = cp.cuda.get_elapsed_time(ev[0], ev[1]) / 1e3
             self.row_words[0] += sum(int(x) for x in self._eight)
             self._eight.clear()
-            cols, scores, slots = best_end_points(cp, parts, keep)
+            cols, scores, slots = best_end_points(cp, parts, keep, on_host)
         # each query's end points are consecutive, best first
         cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
         out = [(cols[cuts[k]:cuts[k + 1]], scores[cuts[k]:cuts[k + 1]]) for k in range(len(queries))]
-        self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0, "problems": int(desc.shape[0])}
+        self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0,
+                             "problems": int(plan.desc.shape[0])}
         return out
+
+
+def _pairs_of(short: np.ndarray, index: np.ndarray, at) -> np.ndarray:
+    return _pairs(short, index) if at is None else _pairs(short[at], index[at])

@@ -25,33 +25,41 @@ def _ranked_below(slots: np.ndarray, keep: int) -> np.ndarray:
     return np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(starts - (ends - take), take)
 
 
-def collect(cp, pending) -> list:
+def collect(cp, pending, host_upto: int = 0) -> tuple[list, bool]:
     """The end points each pending batch found (waits for them), copied
-    out of the batches' buffers so that those can be freed."""
+    out of the batches' buffers so that those can be freed: to the host
+    when they number at most ``host_upto`` in all, else on the device; and
+    whether they went to the host."""
     if not pending:
-        return []
+        return [], False
     counts = cp.concatenate([p[3] for p in pending]).get().tolist()
+    host = sum(counts) <= host_upto
     out = []
     for (c, sco, sl, _, cap), got in zip(pending, counts):
         if got > cap:
             raise RuntimeError(f"{got} end points in room for {cap}; this is a bug")
-        out.append((c[:got].copy(), sco[:got].copy(), sl[:got].copy()))
-    return out
+        if host:
+            out.append((c[:got].get(), sco[:got].get(), sl[:got].get()))
+        else:
+            out.append((c[:got].copy(), sco[:got].copy(), sl[:got].copy()))
+    return out, host
 
 
-def best_end_points(cp, parts, keep: int):
+def best_end_points(cp, parts, keep: int, on_host: bool = False):
     """The ``keep`` best end points of each query (slot) among the
     batches' ``parts``, ordered by slot, then score (highest first), then
     column -- the order of :func:`~swgpu.align.scan_rule.best_end_points`.
+    ``on_host``: the parts are NumPy arrays (:func:`collect` put them there).
     Chosen on the GPU when there are more than ``HOST_SORT`` end points
     (below that, sorting on the host costs less than the GPU sort's first
     use in a process)."""
     total = sum(int(p[0].size) for p in parts)
     if total == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32)
-    cols, scores, slots = (cp.concatenate([p[k] for p in parts]) for k in range(3))
-    if total <= HOST_SORT:
-        cols, scores, slots = cols.get(), scores.get(), slots.get()
+    cols, scores, slots = ((np if on_host else cp).concatenate([p[k] for p in parts]) for k in range(3))
+    if total <= HOST_SORT or on_host:
+        if not on_host:
+            cols, scores, slots = cols.get(), scores.get(), slots.get()
         order = np.lexsort((cols, -scores.astype(np.int64), slots))
         kept = _ranked_below(slots[order], keep)
         return cols[order[kept]], scores[order[kept]], slots[order[kept]]

@@ -20,9 +20,12 @@
 // sc_points -- the end-point rule of swgpu.align.scan_rule on those column
 // maxima: column j of the problem's own range is a candidate when colmax[j]
 // >= the problem's threshold, > every colmax in the r columns before it and
-// >= every one in the r columns after it (the window holds every neighbour
-// inside the record; outside it there are none). Candidates of one problem
-// are more than r columns apart. One thread per column.
+// >= every one in the r columns after it, within the record. Those columns
+// lie in the problem's window, or -- where field 11 names a neighbour on
+// that side -- in the own ranges of the problems of the same query next to
+// it in the record (the descriptors before and after it, in the same
+// launch), read where they wrote them. Candidates of one problem are more
+// than r columns apart.
 //
 // Problem p: desc[p * SC_FIELDS + ...]
 //   0 first query letter in A   1 m (rows)   2 first window letter in B
@@ -30,9 +33,12 @@
 //   5 own columns: first (window coordinates, 0-based)   6 own columns: end
 //   7 r (neighbourhood)         8 threshold              9 genome column of the window's first letter
 //   10 output slot (query index)
+//   11 neighbours: bit 0 the problem before (desc row p - 1) holds the own
+//      columns that end where this one's start, bit 1 the one after holds
+//      those that start where this one's end
 
 #define SC_NEG (-(1 << 29))
-#define SC_FIELDS 11
+#define SC_FIELDS 12
 #define SC_WARPS 8
 #define SC_FULL 0xffffffffu
 #define SC_MAXK 32
@@ -439,6 +445,47 @@ SC_PAIR(sc_pair_p4, 4)
 SC_PAIR(sc_pair_p8, 8)
 SC_PAIR(sc_pair_p16, 16)
 
+// The column maxima of a problem's window.
+__device__ __forceinline__ const int* sc_colmax(const int* rows, const long long* d)
+{
+    return rows + d[4] + 2 * (d[3] + 1) + 1;
+}
+
+// Whether every column maximum in genome columns [g0, g1) of the neighbours
+// before problem d (g1: where d's own columns start) is below v. Each
+// neighbour holds exact maxima over its own columns, and the first of the
+// chain (no neighbour before it) over its window from r columns before its
+// own (as far as the record goes).
+__device__ bool sc_below_before(const int* rows, const long long* d, long long g0, long long g1, const int v)
+{
+    while (g0 < g1) {
+        d -= SC_FIELDS;
+        const long long w0 = d[9], lo = (d[11] & 1) ? w0 + d[5] : w0;
+        const int* C = sc_colmax(rows, d);
+        for (long long g = max(g0, lo); g < g1; ++g)
+            if (C[g - w0] >= v) return false;
+        if (!(d[11] & 1)) break;
+        g1 = lo;
+    }
+    return true;
+}
+
+// Whether every column maximum in genome columns [g0, g1) of the neighbours
+// after problem d (g0: where d's own columns end) is at most v.
+__device__ bool sc_below_after(const int* rows, const long long* d, long long g0, long long g1, const int v)
+{
+    while (g0 < g1) {
+        d += SC_FIELDS;
+        const long long w0 = d[9], hi = (d[11] & 2) ? w0 + d[6] : w0 + d[3];
+        const int* C = sc_colmax(rows, d);
+        for (long long g = g0; g < min(g1, hi); ++g)
+            if (C[g - w0] > v) return false;
+        if (!(d[11] & 2)) break;
+        g0 = hi;
+    }
+    return true;
+}
+
 // Candidates of every problem, appended to (cols, scores, slots) at an atomic
 // counter; cap: the room there (the host sizes it by the spacing above). A
 // block per problem (grid-stride), its threads over the own columns: reads
@@ -452,13 +499,17 @@ extern "C" __global__ void sc_points(const int* __restrict__ rows, const long lo
     for (int p = blockIdx.x; p < nprob; p += gridDim.x) {
         const long long* d = desc + (long long)p * SC_FIELDS;
         const int n = (int)d[3], r = (int)d[7], thr = (int)d[8];
-        const int* C = rows + d[4] + 2 * (n + 1) + 1;  // colmax of window columns 0 .. n - 1
+        const int* C = sc_colmax(rows, d);  // colmax of window columns 0 .. n - 1
+        // the columns read here; beyond them, the neighbours'
+        const int lo = (d[11] & 1) ? (int)d[5] : 0, hi = (d[11] & 2) ? (int)d[6] : n;
         for (int j = (int)d[5] + threadIdx.x; j < (int)d[6]; j += blockDim.x) {
             const int v = __ldg(C + j);
             if (v < thr) continue;
             bool ok = true;
-            for (int k = max(0, j - r); k < j && ok; ++k) ok = C[k] < v;
-            for (int k = j + 1; k <= min(n - 1, j + r) && ok; ++k) ok = C[k] <= v;
+            for (int k = max(lo, j - r); k < j && ok; ++k) ok = C[k] < v;
+            for (int k = j + 1; k <= min(hi - 1, j + r) && ok; ++k) ok = C[k] <= v;
+            if (ok && j - r < lo && (d[11] & 1)) ok = sc_below_before(rows, d, d[9] + j - r, d[9] + lo, v);
+            if (ok && j + r >= hi && (d[11] & 2)) ok = sc_below_after(rows, d, d[9] + hi, d[9] + j + r + 1, v);
             if (!ok) continue;
             const unsigned long long at = atomicAdd(count, 1ull);
             if (at < cap) {
