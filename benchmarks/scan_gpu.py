@@ -15,6 +15,7 @@ GCUPS = 2 strands x 256 x genome letters x queries / seconds. ``--write-queries`
 saves the queries as FASTA for timing the whole ``swgpu scan`` command.
 
     python benchmarks/scan_gpu.py --queries 1,100,1000 [--method auto|rowscan [--words mixed|32]] [--out DIR]
+    python benchmarks/scan_gpu.py --genome dmelanogaster_chr4.fasta.gz --copies 8 --label dmel4x8 --queries 1
 """
 
 from __future__ import annotations
@@ -48,11 +49,17 @@ def main(argv=None) -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--words", default="mixed", choices=["mixed", "32"],
                    help="rowscan: the seed's mixed 8/32-bit rows, or every row in 32-bit cells")
+    p.add_argument("--copies", type=int, default=1, help="the genome's first record this many times end to end "
+                   "(one record; the issue's D. melanogaster chr4 x 8)")
+    p.add_argument("--label", default="", help="added to the output file's name")
     p.add_argument("--write-queries", default=None, metavar="PREFIX", help="write PREFIX<N>.fa for each count")
     p.add_argument("--out", default="bench-out")
     a = p.parse_args(argv)
     path = a.genome or shared_data() / "dna" / "ecoli_K12_MG1655.fasta.gz"
     genome = swgpu.read_sequences(path, "dna")[0].codes
+    if a.copies > 1:
+        genome = np.tile(genome, a.copies)
+        genome.flags.writeable = False  # as the scan workload holds it
     scoring = swgpu.Scoring.build("dna", match=1, mismatch=-2, gap_open=6, gap_extend=1)
     scanner = get_engine("cuda").genome_scanner(scoring, a.method)
     scanner.byte_rows = a.words == "mixed"
@@ -94,8 +101,8 @@ def main(argv=None) -> None:
             print(f"{'':6s}   genome copied in each call: {row['upload_gcups']:8.1f} GCUPS "
                   f"({min(row['upload_walls_s']) * 1e3:.1f} ms)", flush=True)
         rows.append(row)
-    name = a.method + ("" if a.method == "auto" or a.words == "mixed" else "_32bit")
-    write_json(f"{a.out}/bench_scan_gpu_{name}.json", {"method": a.method, "words": a.words,
+    name = a.method + ("" if a.method == "auto" or a.words == "mixed" else "_32bit") + (f"_{a.label}" if a.label else "")
+    write_json(f"{a.out}/bench_scan_gpu_{name}.json", {"method": a.method, "words": a.words, "label": a.label,
                                                             "genome_letters": int(genome.size), "rows": rows})
 
 
