@@ -132,3 +132,29 @@ def test_cli_screen_protein_letters(run_cli, tmp_path):
     (tmp_path / "p.tsv").write_text(f"{IUPAC_PROTEIN}\t{IUPAC_PROTEIN}\n")
     line = _one_line_error(*run_cli(["screen", "--pairs", "p.tsv"], tmp_path))
     assert "p.tsv: record 'pair1_q'" in line
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_list_is_judged_at_once_as_record_by_record(seed):
+    """check_alphabet counts the records of a list together; the verdict and the
+    record named are those of the record-by-record count (which an iterator gets)."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(12):
+        seqs = []
+        for k in range(rng.choice([1, 3, 40, 400])):
+            letters = rng.choice(["ACGTN", "acgtRYKM", "MKVLAAGIVEEF", "*XBZ"])
+            text = "".join(rng.choices(letters, k=rng.choice([0, 5, 120, 900, 4000])))
+            seqs.append(Sequence.from_text(f"s{k}", text, DNA if set(text) <= set("ACGTNacgtRYKM") else PROTEIN))
+        for expected in (DNA, PROTEIN):
+            messages = []
+            for given in (seqs, iter(seqs)):
+                try:
+                    check_alphabet(given, expected, "the test", source="x.fa")
+                    messages.append(None)
+                except InputError as exc:
+                    messages.append(exc.message)
+            assert messages[0] == messages[1]
+            if len(seqs) > 1 and sum(len(s) for s in seqs) > SAMPLE_LETTERS:
+                assert messages[0] is None or "record 's" in messages[0]

@@ -319,3 +319,39 @@ def test_statistics_object(blosum62):
     assert "0.267" in repr(stats)
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.K = 1.0  # type: ignore[misc]
+
+
+def _plain(score):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(score=score, evalue=None, bitscore=None)
+
+
+@pytest.mark.parametrize("gaps", [(5, 2), (2, 2), (4, 1)])
+def test_annotate_each_equals_annotate_one_by_one(gaps):
+    """Each alignment's own search space, computed once per space: the same numbers, bit for bit."""
+    scoring = Scoring.build("dna", match=1, mismatch=-2, gap_open=gaps[0], gap_extend=gaps[1])
+    stats = Statistics.for_scoring(scoring)
+    assert stats.available
+    rng = np.random.default_rng(gaps[0])
+    scores = rng.integers(-3, 300, 3000).tolist()
+    spaces = [(int(m), int(n), int(k)) for m, n, k in zip(rng.integers(1, 200, 3000), rng.choice([50, 250, 10**9], 3000),
+                                                         rng.choice([1, 1000], 3000))]
+    one, each = [_plain(s) for s in scores], [_plain(s) for s in scores]
+    for a, space in zip(one, spaces):
+        stats.annotate([a], *space)
+    stats.annotate_each(each, spaces)
+    assert [(a.evalue, a.bitscore) for a in one] == [(a.evalue, a.bitscore) for a in each]
+    assert sum(a.evalue is None for a in each) == sum(s <= 0 for s in scores)
+
+
+def test_annotate_each_without_statistics_and_with_a_bad_space():
+    untabulated = Statistics.for_scoring(Scoring.default("dna"))
+    alignments = [_plain(10)]
+    untabulated.annotate_each(alignments, [(10, 10, 1)])
+    assert alignments[0].evalue is None
+    stats = Statistics.for_scoring(Scoring.build("dna", match=1, mismatch=-2, gap_open=5, gap_extend=2))
+    alignments = [_plain(10), _plain(12), _plain(14)]
+    with pytest.raises(ValueError, match="must be positive"):
+        stats.annotate_each(alignments, [(10, 10, 1), (0, 10, 1), (10, 10, 1)])
+    assert alignments[0].evalue is not None and alignments[1].evalue is alignments[2].evalue is None

@@ -122,7 +122,8 @@ class Alignment:
 
     @property
     def empty(self) -> bool:
-        return self.length == 0
+        """Whether the alignment has no columns."""
+        return not self.match_line
 
     @classmethod
     def empty_for(cls, query: Sequence, target: Sequence) -> "Alignment":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+
 from ..exceptions import InputError
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
@@ -61,7 +64,26 @@ def _read_pairs(args):
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 
+@contextmanager
+def _rare_collections(gen0: int = 100_000):
+    """The cyclic garbage collector run rarely (after ``gen0`` allocations, not
+    700): screen holds many long-lived objects (sequences, alignments) and makes
+    almost no reference cycles, so frequent collections -- each full one walks
+    every object -- cost much and find nothing. The thresholds are restored after."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], gen0), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def run(args) -> int:
+    with _rare_collections():
+        return _run(args)
+
+
+def _run(args) -> int:
     from ..io.writers import OutputFile
     from ..scoring import Scoring
     from ..workloads.screen import Screener
@@ -78,7 +100,7 @@ def run(args) -> int:
                             gap_extend=args.gap_extend)
     screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
     report.phase("upload")  # engine start
-    total = sum(len(q) * len(t) for q, t in zip(queries, targets))
+    total = sum(len(q.text) * len(t.text) for q, t in zip(queries, targets))
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
         result = screener.screen(queries, targets, args.threshold)
     for name, sec in screener.seconds.items():  # score (host packing, copies, kernels), traceback
@@ -92,7 +114,7 @@ def run(args) -> int:
         report.summary(f"{pairs} scored, score table written")
         return 0
     written = write_alignments(args, scoring,
-                               [(aln, queries[int(i)].text) for i, aln in zip(result.selected, result.alignments)])
+                               [(aln, queries[i].text) for i, aln in zip(result.selected.tolist(), result.alignments)])
     report.phase("write")
     report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
                    f"{plural(written, 'alignment')} written")

@@ -22,7 +22,7 @@ import os
 
 from ..exceptions import InputError
 from .alphabet import DNA, Alphabet, check_alphabet
-from .readers import STDIN, input_lines, iter_sequences, source_name
+from .readers import STDIN, input_lines, read_sequences, source_name
 from .sequence import Sequence, decode_header
 
 __all__ = ["read_pairs", "read_pair_files"]
@@ -77,8 +77,8 @@ def read_pair_files(query_path, target_path, *,
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    queries = list(iter_sequences(query_path, DNA))
-    targets = list(iter_sequences(target_path, DNA))
+    queries = read_sequences(query_path, DNA)
+    targets = read_sequences(target_path, DNA)
     for path, seqs in ((query_path, queries), (target_path, targets)):
         if expect is not None:
             check_alphabet(seqs, expect, _WHAT, source=source_name(path), hint=None)

@@ -29,11 +29,13 @@ import stat
 import sys
 from itertools import chain, islice
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterator
 
 from ..exceptions import InputError
 from .alphabet import SAMPLE_LETTERS, Alphabet, check_alphabet, get_alphabet, guess_alphabet
-from .sequence import Sequence, decode_header, split_header
+from .batches import RecordBatch, fasta_batches
+from .encoding import encode_batches
+from .sequence import Sequence, decode_header
 
 __all__ = ["STDIN", "read_sequences", "iter_sequences", "detect_alphabet", "input_lines", "source_name"]
 
@@ -44,7 +46,6 @@ _FASTA_SUFFIXES = {".fa", ".fasta", ".fna", ".faa", ".ffn", ".frn", ".fas", ".fs
 _COMPRESSED = {".gz", ".bz2", ".xz", ".zst"}
 _BOM = b"\xef\xbb\xbf"
 _BLOCK = 1 << 20
-_WHITESPACE = b" \t\r\n\v\f"
 _CONTROL = bytes([*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F])  # control characters but \t \n \v \f \r
 
 # Streams that detect_alphabet read, kept for the read that follows it:
@@ -76,10 +77,47 @@ def _stream_bytes(key, holder, keep: bool, read) -> bytes:
     return data
 
 
-def _open(path: str, keep: bool) -> BinaryIO:
-    """``path`` decompressed, as a binary stream."""
+def _open_file(path: str) -> BinaryIO | None:
+    """A regular file opened as ``xopen(path, "rb", threads=0)`` opens it when
+    that is a plain file or ISA-L's gzip reader, without importing xopen (and
+    all it imports); ``None`` for the other cases (bzip2, xz, zstd, no ISA-L)."""
+    if path.endswith((".bz2", ".xz", ".zst")):
+        return None
+    gz = path.endswith(".gz")
+    if not gz:  # xopen looks at the first bytes
+        fh = open(path, "rb")
+        magic = fh.peek(6)[:6]
+        if magic[:2] != _GZIP_MAGIC and not magic.startswith(_OTHER_MAGIC):
+            return fh
+        fh.close()
+        if magic[:2] != _GZIP_MAGIC:
+            return None
+    try:  # what xopen imports to choose ISA-L
+        from isal import igzip, igzip_threaded, isal_zlib  # noqa: F401
+    except ImportError:
+        return None
+    fh = open(path, "rb")
+    try:
+        stream = igzip.IGzipFile(fileobj=fh, filename="", mode="rb", mtime=0, compresslevel=1)
+    except BaseException:
+        fh.close()
+        raise
+    stream.myfileobj = fh  # closed with the stream
+    return stream
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_OTHER_MAGIC = (b"\x42\x5a\x68", b"\xfd\x37\x7a\x58\x5a\x00", b"\x28\xb5\x2f\xfd")  # bzip2, xz, zstd
+
+
+def _xopen(source) -> BinaryIO:
     from xopen import xopen
 
+    return xopen(source, "rb", threads=0)
+
+
+def _open(path: str, keep: bool) -> BinaryIO:
+    """``path`` decompressed, as a binary stream."""
     if path == STDIN:
         source = getattr(sys.stdin, "buffer", sys.stdin)
         if source is None:
@@ -95,11 +133,11 @@ def _open(path: str, keep: bool) -> BinaryIO:
         if stat.S_ISREG(st.st_mode):
             if st.st_size == 0:
                 raise InputError(f"{path}: file is empty")
-            return xopen(path, "rb", threads=0)
+            return _open_file(path) or _xopen(path)
         data = _stream_bytes((st.st_dev, st.st_ino), None, keep, Path(path).read_bytes)
     if not data:
         raise InputError(f"{source_name(path)}: the input is empty (nothing was read)")
-    return xopen(io.BytesIO(data), "rb", threads=0)
+    return _xopen(io.BytesIO(data))
 
 
 def _blocks(path: str, keep: bool) -> Iterator[bytes]:
@@ -162,8 +200,8 @@ def _start(blocks: Iterator[bytes]) -> bytes:
     return b""
 
 
-def _records(path: str, keep: bool = False) -> Iterator[tuple[bytes, str]]:
-    """``(header, letters)`` of each record, in file order (the header as bytes, without ``>``/``@``)."""
+def _records(path: str, keep: bool = False) -> Iterator[RecordBatch]:
+    """The records, in file order, in batches (:class:`~swgpu.io.batches.RecordBatch`)."""
     name = source_name(path)
     blocks = _blocks(path, keep)
     start = _start(blocks)
@@ -171,7 +209,7 @@ def _records(path: str, keep: bool = False) -> Iterator[tuple[bytes, str]]:
         return
     blocks = chain([start], blocks)
     if start[:1] == b">":
-        yield from _fasta(blocks)
+        yield from fasta_batches(blocks)
     elif start[:1] == b"@":
         if _claims_fasta(path):
             raise InputError(f"{name}: this is FASTQ, but the file name says FASTA; rename it (e.g. .fastq)")
@@ -183,44 +221,23 @@ def _records(path: str, keep: bool = False) -> Iterator[tuple[bytes, str]]:
         raise InputError(f"{name}: not a FASTA or FASTQ file (it starts with {first!r})")
 
 
-def _fasta_record(pieces: list[bytes]) -> tuple[bytes, str]:
-    header, _, body = b"".join(pieces).partition(b"\n")
-    if b"#" in body:  # comment lines
-        body = b"\n".join(line for line in body.split(b"\n") if line.strip()[:1] != b"#")
-    return header, body.translate(None, _WHITESPACE).decode("latin-1")
-
-
-def _fasta(blocks: Iterator[bytes]) -> Iterator[tuple[bytes, str]]:
-    pieces: list[bytes] = []  # the record being read, without its '>'
-    for block in blocks:
-        parts = block.split(b"\n>")
-        if block[:1] == b">":  # blocks end at line ends: a record starts here
-            if pieces:
-                yield _fasta_record(pieces)
-            pieces, parts[0] = [], parts[0][1:]
-        pieces.append(parts[0])
-        if len(parts) > 1:
-            yield _fasta_record(pieces)
-            if b"#" in block:  # comment lines: record by record
-                yield from (_fasta_record([part]) for part in parts[1:-1])
-            else:  # whole records inside the block
-                for header, _, body in (part.partition(b"\n") for part in parts[1:-1]):
-                    yield header, body.translate(None, _WHITESPACE).decode("latin-1")
-            pieces = [parts[-1]]
-    yield _fasta_record(pieces)
-
-
-def _fastq(blocks: Iterator[bytes], name: str) -> Iterator[tuple[bytes, str]]:
+def _fastq(blocks: Iterator[bytes], name: str) -> Iterator[RecordBatch]:
+    """The records of FASTQ ``blocks``, a batch per block (the records before a bad one come first)."""
     lines: list[bytes] = []
     number = 0
     for block in blocks:
         lines = lines + block.splitlines()
         whole = len(lines) - len(lines) % 4
+        records = []
         for header, letters, plus, quality in zip(*(lines[k:whole:4] for k in range(4))):
             number += 1
             if header[:1] != b"@" or plus[:1] != b"+" or len(letters) != len(quality):
+                if records:
+                    yield RecordBatch.from_records(records)
                 raise _fastq_error(name, number, header, plus, letters, quality)
-            yield header[1:], letters.decode("latin-1")
+            records.append((header[1:], letters.decode("latin-1")))
+        if records:
+            yield RecordBatch.from_records(records)
         lines = lines[whole:]
     if any(line.strip() for line in lines):
         raise InputError(f"{name}: not a valid FASTQ file (record {number + 1}: it ends inside the record; "
@@ -237,15 +254,25 @@ def _fastq_error(name: str, number: int, header: bytes, plus: bytes, letters: by
     return InputError(f"{name}: not a valid FASTQ file (record {number}: {problem})")
 
 
-def _head(records: Iterator[tuple[bytes, str]]) -> list[tuple[bytes, str]]:
-    """The first records, up to :data:`SAMPLE_LETTERS` letters: the sample the alphabet is guessed from."""
-    head, total = [], 0
-    for record in records:
-        head.append(record)
-        total += len(record[1])
-        if total >= SAMPLE_LETTERS:
-            break
-    return head
+def _head(batches: Iterator[RecordBatch]) -> tuple[list[RecordBatch], int, bytes]:
+    """The first batches, up to the record where :data:`SAMPLE_LETTERS` letters are reached;
+    how many records that is, and their letters: the sample the alphabet is guessed from."""
+    head, count, total = [], 0, 0
+    for batch in batches:
+        head.append(batch)
+        lengths = list(map(len, batch.texts))
+        if total + sum(lengths) < SAMPLE_LETTERS:
+            total += sum(lengths)
+            count += len(lengths)
+            continue
+        for length in lengths:
+            count, total = count + 1, total + length
+            if total >= SAMPLE_LETTERS:
+                break
+        break
+    # the letters of those records (with the marks between them, which are no letters)
+    sample = b"".join(batch.joined for batch in head)[:total + count]
+    return head, count, sample
 
 
 def detect_alphabet(path) -> Alphabet:
@@ -253,51 +280,29 @@ def detect_alphabet(path) -> Alphabet:
 
     A stream (``"-"``, a pipe) is read whole and kept for the next read of it.
     """
-    records = _records(os.fspath(path), keep=True)
+    batches = _records(os.fspath(path), keep=True)
     try:
-        head = _head(records)
+        _, _, sample = _head(batches)
     finally:
-        records.close()
-    return guess_alphabet("".join(text for _, text in head))
+        batches.close()
+    return guess_alphabet(sample)
 
 
-#: Records encoded together (one table look-up for their letters).
-ENCODE_GROUP = 4096
-
-
-def _encode(records: Iterable[tuple[bytes, str]], alpha: Alphabet, name: str) -> Iterator[Sequence]:
-    count = 0
-    it = iter(records)
-    while True:
-        group = list(islice(it, ENCODE_GROUP))
-        if not group:
-            break
-        meta = []
-        for header, text in group:
-            seq_name, description = split_header(header)
-            if not seq_name:
-                raise InputError(f"{name}: record {count + len(meta) + 1} has no name")
-            if not text:
-                raise InputError(f"{name}: record {seq_name!r} is empty (no sequence letters)")
-            meta.append((seq_name, description))
-        texts = [text for _, text in group]
-        try:
-            codes = alpha.encode("".join(texts))
-        except InputError:  # again record by record, for the record's name and position
-            for (seq_name, _), text in zip(meta, texts):
-                try:
-                    alpha.encode(text, record=seq_name)
-                except InputError as exc:
-                    raise InputError(f"{name}: {exc.message}", param=exc.param) from None
-            raise
-        codes.flags.writeable = False  # the records' code arrays are views of one buffer
-        end = 0
-        for (seq_name, description), text in zip(meta, texts):
-            start, end = end, end + len(text)
-            yield Sequence(seq_name, text, codes[start:end], alpha, description)
-        count += len(group)
-    if count == 0:
-        raise InputError(f"{name}: no sequence records found")
+def _sequence_groups(path, alphabet: str | Alphabet | None, expect: str | Alphabet | None,
+                     what: str) -> Iterator[list[Sequence]]:
+    """The records of ``path`` as :class:`Sequence` objects, a list per group (see :func:`iter_sequences`)."""
+    path = os.fspath(path)
+    batches = _records(path)
+    head, count, sample = _head(batches)
+    alpha = get_alphabet(alphabet) if alphabet is not None else guess_alphabet(sample)
+    groups = encode_batches(chain(head, batches), alpha, source_name(path))
+    if expect is not None:
+        first: list[list[Sequence]] = []
+        while sum(map(len, first)) < count and (group := next(groups, None)) is not None:
+            first.append(group)
+        check_alphabet(list(islice(chain.from_iterable(first), count)), expect, what, source=source_name(path))
+        groups = chain(first, groups)
+    return groups
 
 
 def iter_sequences(path, alphabet: str | Alphabet | None = None, *, expect: str | Alphabet | None = None,
@@ -311,19 +316,14 @@ def iter_sequences(path, alphabet: str | Alphabet | None = None, *, expect: str 
     is, e.g. ``"the database"``); pass ``expect=None`` when the user chose the
     alphabet. Empty records and invalid letters are errors.
     """
-    path = os.fspath(path)
-    records = _records(path)
-    head = _head(records)
-    alpha = get_alphabet(alphabet) if alphabet is not None else guess_alphabet("".join(t for _, t in head))
-    sequences = _encode(chain(head, records), alpha, source_name(path))
-    if expect is not None:
-        first = list(islice(sequences, len(head)))
-        check_alphabet(first, expect, what, source=source_name(path))
-        sequences = chain(first, sequences)
-    yield from sequences
+    for group in _sequence_groups(path, alphabet, expect, what):
+        yield from group
 
 
 def read_sequences(path, alphabet: str | Alphabet | None = None, *, expect: str | Alphabet | None = None,
                    what: str = "the expected alphabet") -> list[Sequence]:
     """All records of a FASTA/FASTQ file, ``"-"`` or a pipe (see :func:`iter_sequences`)."""
-    return list(iter_sequences(path, alphabet, expect=expect, what=what))
+    out: list[Sequence] = []
+    for group in _sequence_groups(path, alphabet, expect, what):
+        out += group
+    return out

@@ -12,12 +12,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
 from .alphabet import Alphabet, get_alphabet, guess_alphabet, reverse_complement
 
-__all__ = ["Sequence", "decode_header", "split_header"]
+__all__ = ["Sequence", "code_views", "decode_header", "make_sequences", "split_header"]
 
 
 def decode_header(raw: bytes) -> str:
@@ -93,3 +94,37 @@ class Sequence:
         known = codes < 4
         codes[known] = 3 - codes[known]
         return Sequence(self.name, text, codes, self.alphabet, self.description)
+
+
+def _sequence(name: str, text: str, codes: np.ndarray, alphabet: Alphabet, description: str,
+              new=object.__new__, set_=object.__setattr__) -> Sequence:
+    """``Sequence(name, text, codes, alphabet, description)`` without the frozen
+    dataclass's ``__init__`` (the same fields, set the same way, with less overhead)."""
+    seq = new(Sequence)
+    set_(seq, "name", name)
+    set_(seq, "text", text)
+    set_(seq, "codes", codes)
+    set_(seq, "alphabet", alphabet)
+    set_(seq, "description", description)
+    return seq
+
+
+def code_views(codes: bytes | bytearray, ends: list[int], lengths: list[int]) -> list[np.ndarray]:
+    """Read-only ``uint8`` views of ``codes``: ``codes[ends[k] - lengths[k]:ends[k]]`` for each ``k``."""
+    array = np.frombuffer(codes, dtype=np.uint8)
+    if array.flags.writeable:
+        array = array.view()
+        array.flags.writeable = False
+    return [array[end - length:end] for end, length in zip(ends, lengths)]
+
+
+def make_sequences(names: list[str], texts: list[str], codes: list[np.ndarray], alphabet: Alphabet,
+                   descriptions: list[str]) -> list[Sequence]:
+    """``Sequence(names[k], texts[k], codes[k], alphabet, descriptions[k])`` for each ``k``, made faster.
+
+    >>> a, b = make_sequences(["a", "b"], ["AC", "gtA"], code_views(bytes([0, 1, 2, 3, 0]), [2, 5], [2, 3]), "dna",
+    ...                       ["", "x"])
+    >>> (b.name, b.text, b.codes.tolist(), b.alphabet.name, b.description), a.codes.flags.writeable
+    (('b', 'gtA', [2, 3, 0], 'dna', 'x'), False)
+    """
+    return list(map(_sequence, names, texts, codes, repeat(get_alphabet(alphabet)), descriptions))

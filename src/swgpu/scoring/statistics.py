@@ -278,14 +278,47 @@ class Statistics:
     def annotate(self, alignments, query_length: int, db_residues: int, db_sequences: int) -> None:
         """Set ``evalue`` and ``bitscore`` of each non-empty alignment in place
         (left ``None`` when these settings have no statistics)."""
+        if self.params is None:
+            return
         alignments = [a for a in alignments if a.score > 0]
-        if not self.available or not alignments:
+        if not alignments:
             return
         scores = np.array([a.score for a in alignments])
         ev = np.atleast_1d(self.evalue(scores, query_length, db_residues, db_sequences))
         bits = np.atleast_1d(self.bitscore(scores))
         for a, e, b in zip(alignments, ev.tolist(), bits.tolist()):
             a.evalue, a.bitscore = e, b
+
+    def annotate_each(self, alignments, spaces) -> None:
+        """:meth:`annotate` each alignment for its own search space (``spaces``:
+        ``(query length, database residues, database sequences)`` of each), the
+        same numbers, computed at once: each space's length adjustment once."""
+        params = self.params
+        if params is None:
+            return
+        live = [(a, space) for a, space in zip(alignments, spaces) if a.score > 0]
+        if not live:
+            return
+        logs: dict = {}
+        log_ss = []
+        try:
+            for _, space in live:
+                space = space if type(space) is tuple else tuple(space)
+                found = logs.get(space)
+                if found is None:
+                    m, n, count = space
+                    found = logs[space] = math.log(search_space(params, int(m), n, count))
+                log_ss.append(found)
+        finally:
+            done = live[:len(log_ss)]  # those before a space in error, as one by one
+            if done:
+                s = np.array([a.score for a, _ in done], dtype=np.float64)
+                bits = bitscores(s, params).tolist()
+                if params.round_down:
+                    s = np.floor(s / 2.0) * 2.0
+                ev = np.exp((params.logK + np.array(log_ss)) - params.lambda_ * s).tolist()
+                for (a, _), e, b in zip(done, ev, bits):
+                    a.evalue, a.bitscore = e, b
 
     def search_space(self, query_length: int, db_residues: int, db_sequences: int,
                      length_correction: bool = True) -> float:

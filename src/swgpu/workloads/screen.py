@@ -103,7 +103,7 @@ class Screener:
         if len(queries) != len(targets):
             raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with "
                              "record i", param="targets")
-        check_pairs(self.scoring, [len(q) for q in queries], [len(t) for t in targets])
+        check_pairs(self.scoring, [len(q.text) for q in queries], [len(t.text) for t in targets])
         qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
         raw = self._scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
         self.last_timings = self._scorer.last_timings
@@ -123,8 +123,11 @@ class Screener:
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
         trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
                           scoring=self.scoring)
-        jobs = [PairJob(queries[i], targets[i], int(scores[i]), (len(queries[i]), len(targets[i]), 1), f"pair {i}",
-                        strand=str(strands[i])) for i in selected.tolist()]
+        picked = selected.tolist()
+        qs, ts = [queries[i] for i in picked], [targets[i] for i in picked]
+        spaces = [(len(q.text), len(t.text), 1) for q, t in zip(qs, ts)]  # (the length of a Sequence: its text's)
+        jobs = list(map(PairJob, qs, ts, scores[selected].tolist(), spaces, [f"pair {i}" for i in picked],
+                        strands[selected].tolist()))
         alignments = trace.all(jobs)
         self.seconds["traceback"] = trace.seconds
         return ScreenResult(scores, selected, alignments, strands)

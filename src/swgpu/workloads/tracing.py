@@ -94,6 +94,26 @@ class Traceback:
             self.on_done(job)
         return aln
 
+    def _finish_all(self, jobs: list[PairJob], chosen: list[tuple[int, Alignment, str]], out: list) -> None:
+        """:meth:`_finish` of each ``(job index, alignment, strand)`` into ``out``,
+        the statistics of all at once (those before a failing check are finished)."""
+        done: list[int] = []
+        try:
+            for k, aln, sign in chosen:
+                job = jobs[k]
+                aln.strand = sign
+                if job.expected is not None and aln.score != job.expected:
+                    raise RuntimeError(f"{job.label or job.query.name}: traceback score {aln.score} != "
+                                       f"scoring pass {job.expected}; this is a bug")
+                out[k] = aln
+                done.append(k)
+        finally:
+            if self.statistics.available:
+                self.statistics.annotate_each([out[k] for k in done], [jobs[k].space for k in done])
+            if self.on_done is not None:
+                for k in done:
+                    self.on_done(jobs[k])
+
     def one(self, job: PairJob) -> Alignment:
         t0 = time.perf_counter()
         query, sign = self._orient(job)
@@ -110,8 +130,9 @@ class Traceback:
         t0 = time.perf_counter()
         out: list = [None] * len(jobs)
         pairs, owners, expected = [], [], []
+        windowed = self.scoring is not None  # long targets may be traced on windows
         for k, job in enumerate(jobs):
-            if self._windows(job.query, job.target) is not None:
+            if windowed and len(job.target) > self.long_target and self._windows(job.query, job.target) is not None:
                 continue
             if job.strand == "both":
                 pairs += [(job.query, job.target), (job.query.reverse_complement(), job.target)]
@@ -122,14 +143,15 @@ class Traceback:
                 owners.append((k, 1))
                 expected.append(job.expected)
         alns = self.tracer.align_many(pairs, self.executor, expected) if pairs else []
-        p = 0
+        chosen, p = [], 0
         for k, width in owners:
             if width == 2:
                 plus, minus = alns[p], alns[p + 1]
-                out[k] = self._finish(jobs[k], *((minus, "-") if minus.score > plus.score else (plus, "+")))
+                chosen.append((k, *((minus, "-") if minus.score > plus.score else (plus, "+"))))
             else:
-                out[k] = self._finish(jobs[k], alns[p], jobs[k].strand)
+                chosen.append((k, alns[p], jobs[k].strand))
             p += width
+        self._finish_all(jobs, chosen, out)
         rest = [k for k, a in enumerate(out) if a is None]
         self.seconds += time.perf_counter() - t0
         for k, aln in zip(rest, self.executor.map(self.one, [jobs[k] for k in rest])):

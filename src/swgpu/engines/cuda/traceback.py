@@ -63,12 +63,15 @@ class CudaTracer:
         each alignment ends with a pair at its target's last letter (the best
         such score, at its first row)."""
         pairs = list(pairs)
+        alphabet = self.scoring.alphabet
         for q, t in pairs:
-            self.check(q, t)
+            if q.alphabet is not alphabet or t.alphabet is not alphabet:
+                self.check(q, t)
         out: list = [None] * len(pairs)
         ids = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t)]
-        for k in set(range(len(pairs))) - set(ids):
-            out[k] = Alignment.empty_for(*pairs[k])
+        if len(ids) < len(pairs):
+            for k in set(range(len(pairs))) - set(ids):
+                out[k] = Alignment.empty_for(*pairs[k])
         if not ids:
             return out
         cp = self._cp
@@ -80,10 +83,10 @@ class CudaTracer:
             paths = self._passes.trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint,
                                        end_at_last)
         live = np.flatnonzero(paths.best > 0)
-        for r in np.flatnonzero(paths.best <= 0):
+        for r in np.flatnonzero(paths.best <= 0).tolist():
             out[ids[r]] = Alignment.empty_for(*pairs[ids[r]])
         if live.size:
-            batch = [pairs[ids[r]] for r in live]
+            batch = [pairs[ids[r]] for r in live.tolist()]
             # pairs without an alignment have empty paths: the live ones' paths are all of ``ops``
             alns = alignments_from_paths([p[0] for p in batch], [p[1] for p in batch], self.scoring,
                                          paths.i0[live], paths.j0[live], paths.ops,

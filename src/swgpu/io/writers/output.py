@@ -245,6 +245,11 @@ class OutputFile(AtomicOutput):
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def atomic(self) -> bool:
+        """Whether this writes a temporary file that only :meth:`close` puts in place."""
+        return self._tmp is not None
+
     def write(self, data) -> None:
         try:
             self._fh.write(data)

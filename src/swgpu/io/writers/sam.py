@@ -14,18 +14,19 @@ from ...exceptions import InputError
 from .common import finite_or_none
 from .record import AlignmentRecord
 
-__all__ = ["sam_targets", "sam_header", "format_sam"]
+__all__ = ["sam_targets", "sam_header", "format_sam", "sam_record"]
 
 
-def sam_targets(targets: Iterable) -> list[tuple[str, int]]:
-    """``(name, length)`` pairs from pairs or sequence-like objects, duplicates merged.
-
-    >>> sam_targets([("a", 5), ("b", 7), ("a", 5)])
-    [('a', 5), ('b', 7)]
-    """
-    out: list[tuple[str, int]] = []
+def _target_lengths(targets: Iterable) -> dict[str, int]:
+    """``name -> length`` of every target, in order of first appearance (see :func:`sam_targets`)."""
+    items = targets if isinstance(targets, list) else list(targets)
+    if set(map(type, items)) <= {tuple} and set(map(len, items)) <= {2}:  # (name, length) pairs, as str and int
+        lengths = dict(items)
+        if (len(lengths) == len(items) and set(map(type, lengths)) <= {str}
+                and set(map(type, lengths.values())) <= {int}):
+            return lengths  # no name twice
     seen: dict[str, int] = {}
-    for item in targets:
+    for item in items:
         if isinstance(item, (tuple, list)):
             name, length = item
         else:
@@ -38,8 +39,16 @@ def sam_targets(targets: Iterable) -> list[tuple[str, int]]:
                                  param="targets")
             continue
         seen[name] = length
-        out.append((name, length))
-    return out
+    return seen
+
+
+def sam_targets(targets: Iterable) -> list[tuple[str, int]]:
+    """``(name, length)`` pairs from pairs or sequence-like objects, duplicates merged.
+
+    >>> sam_targets([("a", 5), ("b", 7), ("a", 5)])
+    [('a', 5), ('b', 7)]
+    """
+    return list(_target_lengths(targets).items())
 
 
 def sam_header(targets: Iterable, program_line: str | None = None) -> str:
@@ -54,38 +63,17 @@ def sam_header(targets: Iterable, program_line: str | None = None) -> str:
     @SQ	SN:chr2	LN:50
     @PG	ID:swgpu	PN:swgpu	VN:...	CL:swgpu align q.fa t.fa
     """
+    return _header(_target_lengths(targets), program_line)
+
+
+def _header(lengths: dict[str, int], program_line: str | None) -> str:
     lines = ["@HD\tVN:1.6\tSO:unsorted"]
-    lines += [f"@SQ\tSN:{name}\tLN:{length}" for name, length in sam_targets(targets)]
+    lines += [f"@SQ\tSN:{name}\tLN:{length}" for name, length in lengths.items()]
     pg = f"@PG\tID:swgpu\tPN:swgpu\tVN:{__version__}"
     if program_line:
         pg += "\tCL:" + " ".join(str(program_line).split())
     lines.append(pg)
     return "\n".join(lines) + "\n"
-
-
-def _query_letters(a: AlignmentRecord, query_text) -> str | None:
-    """The query as SAM's SEQ wants it (reverse-complemented for strand ``-``)."""
-    if query_text is None:
-        return None
-    text = query_text if isinstance(query_text, str) else query_text.text
-    if len(text) != a.query_length:
-        raise InputError(
-            f"query text of {a.query} has {len(text)} letters but the alignment says {a.query_length}",
-            param="query_text",
-        )
-    if a.strand == "-" and not a.empty:
-        from ..alphabet import reverse_complement  # NumPy only when SAM is written
-
-        text = reverse_complement(text)
-    if not a.empty:
-        aligned = a.query_aligned.replace("-", "")
-        if text[a.query_start:a.query_end].upper() != aligned.upper():
-            raise InputError(
-                f"query text of {a.query} does not match the aligned query "
-                "(give the query as read; it is reverse-complemented here for strand '-')",
-                param="query_text",
-            )
-    return text
 
 
 def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> str:
@@ -111,19 +99,42 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     >>> format_sam(a).split("\\t")[5]
     '2H3=1I4=1H'
     """
-    seq = _query_letters(a, query_text)
-    if a.empty:
-        fields = [a.query or "*", "4", "*", "0", "0", "*", "*", "0", "0", seq or "*", "*"]
-        return "\t".join(fields)
-    clip = "S" if seq is not None else "H"
-    left, right = a.query_start, a.query_length - a.query_end
-    cigar = (f"{left}{clip}" if left else "") + a.cigar + (f"{right}{clip}" if right else "")
-    flag = (16 if a.strand == "-" else 0) | (256 if secondary else 0)
-    fields = [
-        a.query or "*", str(flag), a.target, str(a.target_start + 1), "255", cigar, "*", "0", "0",
-        seq if seq else "*", "*", f"AS:i:{a.score}", f"NM:i:{a.mismatches + a.gaps}",
-    ]
-    evalue = finite_or_none(a.evalue)
+    return sam_record(a, query_text, secondary, a.empty)
+
+
+_FLAGS = ("0", "16", "256", "272")  # FLAG by (strand "-") + 2 * secondary
+
+
+def sam_record(a: AlignmentRecord, query_text, secondary: bool, empty: bool, end: str = "") -> str:
+    """:func:`format_sam` of an alignment whose ``empty`` is known, followed by ``end``."""
+    seq = None
+    if query_text is not None:  # SEQ: the query as read, reverse-complemented for strand "-"
+        seq = query_text if isinstance(query_text, str) else query_text.text
+        if len(seq) != a.query_length:
+            raise InputError(f"query text of {a.query} has {len(seq)} letters but the alignment says "
+                             f"{a.query_length}", param="query_text")
+    if empty:
+        return "\t".join((a.query or "*", "4", "*", "0", "0", "*", "*", "0", "0", seq or "*", "*")) + end
+    start, stop = a.query_start, a.query_end
+    minus = a.strand == "-"
+    if seq is not None:
+        if minus:
+            from ..alphabet import reverse_complement  # NumPy only when SAM is written
+
+            seq = reverse_complement(seq)
+        aligned = a.query_aligned.replace("-", "")
+        part = seq[start:stop]
+        if part != aligned and part.upper() != aligned.upper():  # (equal strings need no upper case)
+            raise InputError(f"query text of {a.query} does not match the aligned query (give the query as "
+                             "read; it is reverse-complemented here for strand '-')", param="query_text")
+    cigar = a.cigar
+    right = a.query_length - stop
+    if start or right:
+        clip = "H" if seq is None else "S"
+        cigar = (f"{start}{clip}" if start else "") + cigar + (f"{right}{clip}" if right else "")
+    evalue = a.evalue
     if evalue is not None:
-        fields.append(f"ZE:f:{evalue:.6g}")
-    return "\t".join(fields)
+        evalue = finite_or_none(evalue)
+    tags = f"AS:i:{a.score}\tNM:i:{a.mismatches + a.gaps}" + ("" if evalue is None else f"\tZE:f:{evalue:.6g}")
+    return (f"{a.query or '*'}\t{_FLAGS[minus + 2 * bool(secondary)]}\t{a.target}\t"
+            f"{a.target_start + 1}\t255\t{cigar}\t*\t0\t0\t{seq or '*'}\t*\t{tags}{end}")

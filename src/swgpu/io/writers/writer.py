@@ -61,7 +61,7 @@ complement. The formats handle it as follows:
 from __future__ import annotations
 
 import os
-from typing import IO, Iterable, Mapping
+from typing import IO, Collection, Iterable, Mapping
 
 from ...exceptions import InputError
 from .blast6 import blast6_header, format_blast6, parse_columns
@@ -69,12 +69,13 @@ from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
 from .pairwise import format_pairwise, pairwise_file_header
 from .record import AlignmentRecord, ScoringLike
-from .sam import format_sam, sam_header, sam_targets
+from .sam import _header, _target_lengths, sam_record
 
 __all__ = ["FORMATS", "AlignmentWriter"]
 
 #: Output formats understood by :class:`AlignmentWriter`.
 FORMATS = ("blast6", "sam", "json", "pairwise")
+_CHUNK = 4096  # records handed to a temporary file at once
 
 
 def _descriptions(given: Mapping[str, str] | None, targets: Iterable | None) -> Mapping[str, str]:
@@ -162,7 +163,7 @@ class AlignmentWriter(AtomicOutput):
         self.descriptions = None
         if self.columns is not None and "stitle" in self.columns:
             self.descriptions = _descriptions(descriptions, targets)
-        self._targets: set[str] | None = None
+        self._targets: Collection[str] | None = None
         #: sam: the queries written so far, when their further records are flagged secondary
         self._seen: set[str] | None = set() if secondary else None
         preamble = ""
@@ -170,9 +171,9 @@ class AlignmentWriter(AtomicOutput):
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
-            pairs = sam_targets(targets)
-            self._targets = {name for name, _ in pairs}
-            preamble = sam_header(pairs, program_line)
+            lengths = _target_lengths(targets)
+            self._targets = lengths.keys()
+            preamble = _header(lengths, program_line)
         elif header and fmt_norm == "blast6":
             preamble = blast6_header(self.columns) + "\n"
         elif header and fmt_norm == "pairwise":
@@ -181,6 +182,8 @@ class AlignmentWriter(AtomicOutput):
         self._out = OutputFile(path)
         self.path = self._out.path
         self.count = 0
+        #: records not yet handed to a temporary file (nothing else reads or writes it before close)
+        self._pending: list[str] | None = [] if self._out.atomic else None
         if preamble:
             self._out.write(preamble)
 
@@ -190,16 +193,17 @@ class AlignmentWriter(AtomicOutput):
 
     def _format(self, alignment: AlignmentRecord, query_text) -> str | None:
         """The text for one alignment in this writer's format; ``None`` when nothing is written."""
-        if self.fmt == "blast6":
-            return None if alignment.empty else format_blast6(alignment, self.columns, self.descriptions) + "\n"
         if self.fmt == "sam":
-            if not alignment.empty and self._targets is not None and alignment.target not in self._targets:
+            empty = alignment.empty
+            if not empty and self._targets is not None and alignment.target not in self._targets:
                 raise ValueError(f"target {alignment.target!r} is not among the targets of the SAM header")
             later = False
-            if self._seen is not None and not alignment.empty:
+            if self._seen is not None and not empty:
                 later = alignment.query in self._seen
                 self._seen.add(alignment.query)
-            return format_sam(alignment, query_text, later) + "\n"
+            return sam_record(alignment, query_text, later, empty, "\n")
+        if self.fmt == "blast6":
+            return None if alignment.empty else format_blast6(alignment, self.columns, self.descriptions) + "\n"
         if self.fmt == "json":
             return format_json(alignment) + "\n"
         return format_pairwise(alignment, self.scoring)
@@ -212,7 +216,13 @@ class AlignmentWriter(AtomicOutput):
         text = self._format(alignment, query_text)
         if text is None:
             return
-        self._out.write(text)
+        pending = self._pending
+        if pending is None:
+            self._out.write(text)
+        else:
+            pending.append(text)
+            if len(pending) >= _CHUNK:
+                self._flush()
         self.count += 1
 
     def write_many(self, alignments: Iterable) -> int:
@@ -226,12 +236,26 @@ class AlignmentWriter(AtomicOutput):
             n += 1
         return n
 
+    def _flush(self) -> None:
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._out.write(text)
+
     def close(self) -> None:
         """Finish: flush, and for a file path move the temporary file onto the path."""
+        if not self._out.closed:
+            try:
+                self._flush()
+            except BaseException:
+                self._out.abort()
+                raise
         self._out.close()
 
     def abort(self) -> None:
         """Stop without producing output: a temporary file is removed, ``path`` left alone."""
+        if self._pending:
+            self._pending.clear()
         self._out.abort()
 
     def __repr__(self) -> str:

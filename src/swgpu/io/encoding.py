@@ -1,0 +1,101 @@
+"""Records to :class:`~swgpu.io.sequence.Sequence` objects, a group at a time.
+
+The letters of a batch of records (:class:`~swgpu.io.batches.RecordBatch`)
+are encoded with one ``bytes.translate``; each record's codes are a read-only
+view of the result. Records are checked and made in groups of
+:data:`ENCODE_GROUP`: a group's names and lengths are checked before its
+letters, so that of several problems in a group the first record without a
+name or letters is reported before an invalid letter.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Iterable, Iterator
+
+from ..exceptions import InputError
+from .alphabet import Alphabet
+from .batches import RecordBatch
+from .sequence import Sequence, code_views, make_sequences
+
+__all__ = ["ENCODE_GROUP", "encode_batches"]
+
+
+#: Records encoded together (one table look-up for their letters; their names
+#: and lengths are checked before their letters).
+ENCODE_GROUP = 4096
+
+
+class _Encoded:
+    """A batch with its letters encoded: each record's length, its end in ``codes``
+    (the codes of :attr:`RecordBatch.joined`) and its codes (a view)."""
+
+    def __init__(self, batch: RecordBatch, alpha: Alphabet):
+        self.batch = batch
+        self.lengths = list(map(len, batch.texts))
+        self.ends = list(accumulate(length + 1 for length in self.lengths))
+        # one look-up for all letters (255: not a letter of the alphabet); the marks between records stay 0
+        self.codes = batch.joined.translate(bytes([0]) + alpha.table[1:])
+        self.views = code_views(self.codes, self.ends, self.lengths)
+
+    def first_bad(self, lo: int, hi: int) -> int | None:
+        """The first of records ``lo .. hi - 1`` with a letter that is not of the alphabet, or None."""
+        bad = self.codes.find(255, self.ends[lo - 1] if lo else 0, self.ends[hi - 1] if hi else 0)
+        return None if bad < 0 else bisect_right(self.ends, bad)
+
+
+def _groups(batches: Iterable[RecordBatch], alpha: Alphabet) -> Iterator[list[tuple[_Encoded, int, int]]]:
+    """The records in groups of :data:`ENCODE_GROUP` (the last may be smaller), each
+    given as parts of the encoded batches: ``(batch, first record, end)``."""
+    group: list[tuple[_Encoded, int, int]] = []
+    size = 0
+    for batch in batches:
+        encoded = _Encoded(batch, alpha)
+        lo, n = 0, len(batch)
+        while lo < n:
+            hi = min(n, lo + ENCODE_GROUP - size)
+            group.append((encoded, lo, hi))
+            size += hi - lo
+            lo = hi
+            if size == ENCODE_GROUP:
+                yield group
+                group, size = [], 0
+    if group:
+        yield group
+
+
+def _check(names: list[str], lengths: list[int], count: int, name: str) -> None:
+    """Every record of a group (after ``count`` others) has a name and letters."""
+    no_name = names.index("") if "" in names else len(names)
+    empty = lengths.index(0) if 0 in lengths else len(lengths)
+    if no_name < len(names) and no_name <= empty:
+        raise InputError(f"{name}: record {count + no_name + 1} has no name")
+    if empty < len(lengths):
+        raise InputError(f"{name}: record {names[empty]!r} is empty (no sequence letters)")
+
+
+def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[list[Sequence]]:
+    """The records as :class:`Sequence` objects, a list per group of :data:`ENCODE_GROUP`.
+    A group's names and lengths are checked before its letters."""
+    count = 0
+    for group in _groups(batches, alpha):
+        names, texts, descriptions, lengths, views = [], [], [], [], []
+        for part, lo, hi in group:
+            names += part.batch.names[lo:hi]
+            texts += part.batch.texts[lo:hi]
+            descriptions += part.batch.descriptions[lo:hi]
+            lengths += part.lengths[lo:hi]
+            views += part.views[lo:hi]
+        _check(names, lengths, count, name)
+        for part, lo, hi in group:
+            k = part.first_bad(lo, hi)
+            if k is not None:  # the record names itself and the position
+                try:
+                    alpha.encode(part.batch.texts[k], record=part.batch.names[k])
+                except InputError as exc:
+                    raise InputError(f"{name}: {exc.message}", param=exc.param) from None
+        yield make_sequences(names, texts, views, alpha, descriptions)
+        count += len(names)
+    if count == 0:
+        raise InputError(f"{name}: no sequence records found")
