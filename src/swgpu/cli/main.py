@@ -151,7 +151,7 @@ def _run(parser: Parser, args) -> int:
         parser.print_help()
         return 2
     if getattr(args, "device", None):
-        from ..engines.base import start_gpu
+        from ..engines.start import start_gpu  # before NumPy is imported
 
         start_gpu(args.device)  # the GPU starts while the command reads its input
     return int(args.func(args) or 0)

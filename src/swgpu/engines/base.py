@@ -38,6 +38,7 @@ from ..align.traceback import PairTracer, TracebackKernels
 from ..exceptions import EngineError
 from ..io.sequence import Sequence
 from ..scoring import Scoring
+from .start import start_gpu  # noqa: F401 (re-exported)
 
 __all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "GenomeScanner", "TracebackKernels", "get_engine",
            "resolve_device", "start_gpu", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
@@ -168,13 +169,6 @@ def _runtime():
     from .cuda import runtime  # imports CuPy only when asked
 
     return runtime
-
-
-def start_gpu(device: str = "auto") -> None:
-    """Start the GPU in the background when ``device`` may use it (``auto``,
-    ``cuda``), so that its start overlaps the caller's reading of input."""
-    if (device or "auto").lower() in ("auto", "cuda", "gpu"):
-        _runtime().prime()
 
 
 def cuda_available() -> bool:
