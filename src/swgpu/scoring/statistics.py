@@ -182,17 +182,23 @@ def evalues(scores: Any, query_length: Any, db_residues: int, db_sequences: int,
     """Vectorised :func:`evalue`: ``scores`` (and optionally ``query_length``)
     are arrays broadcast together; returns a float64 array. Scores are rounded
     down to even first when ``params.round_down`` is set."""
-    s = np.asarray(scores, dtype=np.float64)
-    if params.round_down:
-        s = np.floor(s / 2.0) * 2.0
     q = np.asarray(query_length)
     if q.ndim == 0:
         log_ss = math.log(search_space(params, int(q), db_residues, db_sequences, length_correction))
-        return np.exp(params.logK + log_ss - params.lambda_ * s)
+        return _evalues_in_space(scores, log_ss, params)
     uniq, inverse = np.unique(q.astype(np.int64), return_inverse=True)
     spaces = np.array([search_space(params, int(u), db_residues, db_sequences, length_correction) for u in uniq])
-    log_ss = np.log(spaces)[inverse].reshape(q.shape)
-    return np.exp(params.logK + log_ss - params.lambda_ * s)
+    return _evalues_in_space(scores, np.log(spaces)[inverse].reshape(q.shape), params)
+
+
+def _evalues_in_space(scores: Any, log_space: Any, params: KarlinAltschul) -> np.ndarray:
+    """E-values of ``scores`` in search spaces of logarithm ``log_space``
+    (arrays broadcast together; scores rounded down to even first when
+    ``params.round_down`` is set)."""
+    s = np.asarray(scores, dtype=np.float64)
+    if params.round_down:
+        s = np.floor(s / 2.0) * 2.0
+    return np.exp(params.logK + log_space - params.lambda_ * s)
 
 
 def evalue(score: float, query_length: int, db_residues: int, db_sequences: int, params: KarlinAltschul,
@@ -314,9 +320,7 @@ class Statistics:
             if done:
                 s = np.array([a.score for a, _ in done], dtype=np.float64)
                 bits = bitscores(s, params).tolist()
-                if params.round_down:
-                    s = np.floor(s / 2.0) * 2.0
-                ev = np.exp((params.logK + np.array(log_ss)) - params.lambda_ * s).tolist()
+                ev = _evalues_in_space(s, np.array(log_ss), params).tolist()
                 for (a, _), e, b in zip(done, ev, bits):
                     a.evalue, a.bitscore = e, b
 

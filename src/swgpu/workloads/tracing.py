@@ -85,18 +85,16 @@ class Traceback:
     chunk = 4096
 
     def _finish(self, job: PairJob, aln: Alignment, sign: str) -> Alignment:
-        aln.strand = sign
-        if job.expected is not None and aln.score != job.expected:
-            raise RuntimeError(f"{job.label or job.query.name}: traceback score {aln.score} != "
-                               f"scoring pass {job.expected}; this is a bug")
-        self.statistics.annotate([aln], *job.space)
-        if self.on_done is not None:
-            self.on_done(job)
-        return aln
+        """:meth:`_finish_all` of one alignment."""
+        out: list = [None]
+        self._finish_all([job], [(0, aln, sign)], out)
+        return out[0]
 
     def _finish_all(self, jobs: list[PairJob], chosen: list[tuple[int, Alignment, str]], out: list) -> None:
-        """:meth:`_finish` of each ``(job index, alignment, strand)`` into ``out``,
-        the statistics of all at once (those before a failing check are finished)."""
+        """For each ``(job index, alignment, strand)``: set the strand, check
+        the score against the scoring pass and put the alignment in ``out``;
+        then the statistics of all at once, and ``on_done`` (for those before
+        a failing check)."""
         done: list[int] = []
         try:
             for k, aln, sign in chosen:
