@@ -87,6 +87,8 @@ class CudaGenomeScanner(ScanLayout):
         self.row_words = [0, 0]  # rows of the row-parallel scan in 8-bit cells, and all its rows
         self._eight: list = []
         self._resident = None  # (read-only genome, its device copy): see _genome
+        self._layouts: dict = {}  # problem layouts of one query length (_layout)
+        self._windows: dict = {}  # widths chosen by _short_window
         self._last_plan = None  # the last call's plan (_plan)
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
@@ -197,9 +199,9 @@ class CudaGenomeScanner(ScanLayout):
         shapes = rows_per_lane(short[:, 1])
         paired = self._paired(short)
         memo["pair"] = [(r, cp.asarray(pairs.ravel()), pairs.shape[0]) for r, pairs in
-                        ((r, _pairs(short[at], short_index[at])) for r, at in _groups(shapes, paired))]
+                        ((r, _pairs_of(short, short_index, at)) for r, at in _groups(shapes, paired))]
         memo["colmax"] = [(r, cp.asarray(sel.ravel()), sel.shape[0]) for r, sel in
-                          ((r, short[at]) for r, at in _groups(shapes, ~paired))]
+                          ((r, short if at is None else short[at]) for r, at in _groups(shapes, ~paired))]
         memo["long"] = None
         if any_long:
             sel = d[lg]
@@ -298,3 +300,7 @@ class CudaGenomeScanner(ScanLayout):
         self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0,
                              "problems": int(plan.desc.shape[0])}
         return out
+
+
+def _pairs_of(short: np.ndarray, index: np.ndarray, at) -> np.ndarray:
+    return _pairs(short, index) if at is None else _pairs(short[at], index[at])

@@ -63,12 +63,12 @@ _SHAPE_OF = _SHAPES[np.minimum(np.searchsorted(32 * _SHAPES, np.arange(ONE_STRIP
 
 def _groups(keys: np.ndarray, where: np.ndarray) -> list:
     """``(key, rows)`` for each key (small non-negative ints) among the rows
-    ``where`` selects; ``rows`` is a mask, or ``slice(None)`` when it is every row."""
+    ``where`` selects; ``rows`` is None when it is every row."""
     chosen = keys[where]
     if chosen.size == 0:
         return []
     if chosen.size == keys.size and chosen[0] == chosen.min() == chosen.max():
-        return [(int(chosen[0]), slice(None))]
+        return [(int(chosen[0]), None)]
     return [(int(k), where & (keys == k)) for k in np.flatnonzero(np.bincount(chosen))]
 
 
@@ -123,7 +123,8 @@ class ScanLayout:
     """The layout methods of the GPU scanner. The instance has ``scoring``,
     ``method``, ``window``, ``fill`` (windows sized to fill whole waves of
     the GPU), ``long_query``, ``_pair`` (the pair kernels, or None),
-    ``_sms``, ``_long_blocks``, ``_two_streams`` and ``_last_plan``."""
+    ``_sms``, ``_long_blocks``, ``_two_streams`` and the caches
+    ``_layouts``, ``_windows`` and ``_last_plan``."""
 
     def _window(self, m: int, span: int | None, r: int, length, short: int):
         """Own columns per problem of each record (``length``: the records'
@@ -166,6 +167,14 @@ class ScanLayout:
         lengths = lengths[lengths > 0]
         if short == 0 or lengths.size == 0:
             return self.window
+        key = (short, lengths.tobytes(), self.window, FILL_WARPS, FULL_WARPS, FULL_WINDOW, MIN_WINDOW, WIDEST)
+        if key not in self._windows:
+            if len(self._windows) >= 64:
+                self._windows.clear()
+            self._windows[key] = self._fill_window(short, lengths)
+        return self._windows[key]
+
+    def _fill_window(self, short: int, lengths: np.ndarray) -> int:
         width, waves = self._waves_window(short, lengths, FILL_WARPS)
         if waves == 1:
             full, waves = self._waves_window(short, lengths, FULL_WARPS)
@@ -196,10 +205,16 @@ class ScanLayout:
     def _layout(self, m: int, span: int | None, r: int, short_window: int, bounds: np.ndarray, first: int,
                 end: int, linked: bool = True) -> np.ndarray:
         """The problems of one query of ``m`` letters along every record
-        (descriptor fields 1-3, 5-7, 9 and 11). ``linked``: a problem reads the rule's neighbourhood
+        (descriptor fields 1-3, 5-7, 9 and 11), kept for later calls with the
+        same shapes. ``linked``: a problem reads the rule's neighbourhood
         from the problems beside it in its record (field 11: bit 0 the one
         before, bit 1 the one after); else each reaches ``r`` letters
         further itself."""
+        key = (m, span, r, short_window, first, end, bounds.tobytes(), self.window, self.long_query, self.method,
+               linked)
+        got = self._layouts.get(key)
+        if got is not None:
+            return got
         lo, hi = bounds[:-1], bounds[1:]
         a0, a1 = np.maximum(lo, first), np.minimum(hi, end)
         length = np.maximum(a1 - a0, 0)
@@ -219,6 +234,10 @@ class ScanLayout:
         part[:, 1], part[:, 2], part[:, 3] = m, w0, w1 - w0
         part[:, 5], part[:, 6], part[:, 7], part[:, 9] = a - w0, b - w0, r, w0
         part[:, 11] = before + 2 * after
+        part.flags.writeable = False
+        if len(self._layouts) >= 64:
+            self._layouts.clear()
+        self._layouts[key] = part
         return part
 
     def _problems(self, queries, bounds, floors, own=None, radius=None, max_span=None,
@@ -282,9 +301,10 @@ class ScanLayout:
         sizes = np.array([q.size for q in queries], dtype=np.int64)
         key = (sizes.tobytes(), np.asarray(floors, dtype=np.int64).tobytes(), bounds.tobytes(),
                None if own is None else (int(own[0]), int(own[1])), radius, max_span, self.window, self.fill,
-               self.long_query, self.method, FILL_WARPS, FULL_WARPS, FULL_WINDOW, MIN_WINDOW, WIDEST, ROW_BUDGET)
-        if self._last_plan is not None and self._last_plan.key == key:
-            return self._last_plan
+               self.long_query, self.method, FILL_WARPS, MIN_WINDOW, WIDEST, ROW_BUDGET, self._two_streams)
+        last = getattr(self, "_last_plan", None)
+        if last is not None and last.key == key:
+            return last
         desc = self._problems(queries, bounds, floors, own, radius, max_span)
         is_long, ints, need = self._needs(desc)
         # where each query's problems end
