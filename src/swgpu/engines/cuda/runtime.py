@@ -1,9 +1,9 @@
-"""CuPy access and the kernel compile cache.
+"""CuPy access and the kernels' modules.
 
 Kernel sources live in ``kernels/*.cu`` beside this file. :func:`get_module`
-compiles a source once per (file, options, device architecture) with NVRTC via
-``cupy.RawModule`` and keeps it; CuPy also caches the compiled binary on disk
-(``~/.cupy/kernel_cache``), so a later process loads it without compiling.
+compiles a source once per (file, options, device architecture) with NVRTC and
+keeps the module for the process; the binary is kept on disk
+(:mod:`.kernel_cache`), so a later process loads it without compiling.
 """
 
 from __future__ import annotations
@@ -116,16 +116,15 @@ def kernel_source(filename: str) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _module(filename: str, options: tuple[str, ...], arch_name: str, name_expressions: tuple[str, ...] | None):
-    cp = cupy()
-    src = kernel_source(filename)
+    from .kernel_cache import load_or_compile
+
     opts = ("-std=c++17", f"-arch={arch_name}", "--use_fast_math") + tuple(options)
-    if name_expressions:
-        return cp.RawModule(code=src, options=opts, name_expressions=list(name_expressions))
-    return cp.RawModule(code=src, options=opts)
+    return load_or_compile(cupy(), kernel_source(filename), opts, tuple(name_expressions or ()))
 
 
 def get_module(filename: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] | None = None):
-    """Compiled ``cupy.RawModule`` for a kernel file, cached per device architecture.
+    """The compiled module of a kernel file (its ``get_function(name)`` gives a
+    ``cupy.RawKernel``), kept per device architecture and on disk.
 
     ``options`` are extra NVRTC options such as ``("-DQUERY_TILE=8",)``.
     """

@@ -1,0 +1,102 @@
+"""A command run in a child process (swgpu.cli.detach): the parent exits with the
+child's status as soon as the child reports it, passes signals on, and mirrors
+a child that dies without reporting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from swgpu.cli.detach import wanted
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+
+CHILD = textwrap.dedent("""
+    import os, signal, sys, time
+    from swgpu.cli import detach
+    detach.split()
+    action, marker = sys.argv[1], sys.argv[2]
+    def stop(signum, frame):
+        open(marker, "w").write(signal.Signals(signum).name)
+        detach.report(128 + signum)
+        os._exit(128 + signum)
+    if action == "wait":
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, stop)
+    print("child", os.getpid(), flush=True)
+    if action == "report":
+        detach.report(3)
+        time.sleep(1.5)  # the driver releasing a GPU
+        open(marker, "w").write("done")
+        os._exit(3)
+    if action == "exit":
+        sys.exit(5)
+    if action == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if action == "wait":  # until a signal comes
+        while True:
+            time.sleep(0.05)
+""")
+
+
+def _start(tmp_path, action):
+    marker = tmp_path / "marker"
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, action, str(marker)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    return proc, marker
+
+
+def test_parent_exits_when_the_child_reports(tmp_path):
+    t0 = time.monotonic()
+    proc, marker = _start(tmp_path, "report")
+    out, err = proc.communicate(timeout=30)  # the child's stdout is closed by the report: no wait for its end
+    assert time.monotonic() - t0 < 1.4 and not marker.exists()
+    assert proc.returncode == 3 and out.startswith("child ") and err == ""
+    deadline = time.monotonic() + 20
+    while not marker.exists():  # the child goes on to its end
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("action,code", [("exit", 5), ("kill", -signal.SIGKILL)])
+def test_a_child_that_does_not_report(tmp_path, action, code):
+    proc, _ = _start(tmp_path, action)
+    proc.communicate(timeout=30)
+    assert proc.returncode == code
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_signals_to_the_parent_reach_the_child(tmp_path, signum):
+    proc, marker = _start(tmp_path, "wait")
+    assert proc.stdout.readline().startswith("child ")
+    proc.send_signal(signum)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum and marker.read_text() == signal.Signals(signum).name
+
+
+def test_which_commands():
+    env = {}
+    assert not wanted([], env) and not wanted(["info"], env) and not wanted(["screen", "-h"], env)
+    assert not wanted(["align", "a", "b", "--device=cpu"], env)
+    assert not wanted(["scan", "--device", "cuda"], {"SWGPU_DETACH": "0"})
+    assert wanted(["scan", "--device", "cuda"], env) == os.path.exists("/dev/nvidiactl")
+    assert wanted(["align", "--device", "cpu"], {"SWGPU_DETACH": "1"})
+
+
+def test_a_detached_command(tmp_path):
+    (tmp_path / "q.fa").write_text(">q1\nACGTACGTAC\n>q2\nGGGG\n")
+    (tmp_path / "t.fa").write_text(">t1\nACGTTCGTAC\n>t2\nCCCC\n")
+    env = dict(os.environ, SWGPU_DETACH="1")
+    cmd = [sys.executable, "-m", "swgpu", "screen", "-q", "q.fa", "-t", "t.fa", "--device", "cpu", "-o", "out.tsv"]
+    done = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.tsv").read_text().splitlines()[1].startswith("q1\tt1\t")
+    bad = subprocess.run(cmd[:5] + ["missing.fa"] + cmd[6:], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.fa" in bad.stderr
