@@ -1,6 +1,6 @@
 """Genome-scale ``align`` on 1..N GPUs through Dask (one worker per GPU):
-weak scaling (a 128-letter query, ``--letters-per-gpu`` random letters per
-GPU, a copy planted across the middle) and strong scaling (a query slice of
+weak scaling (a ``--weak-query-length`` query, 128 letters by default,
+``--letters-per-gpu`` random letters per GPU, a copy planted across the middle) and strong scaling (a query slice of
 ``--query`` against ``--target``), each against one process on one GPU,
 end points checked equal. Writes JSON.
 
@@ -34,6 +34,11 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--gpus", type=int, default=2)
     p.add_argument("--letters-per-gpu", type=int, default=2_000_000)
+    p.add_argument("--weak-query-length", type=int, default=128,
+                   help="the weak-scaling query (default 128, the seed's; 1000000 fills a GPU)")
+    p.add_argument("--planted", type=int, default=None,
+                   help="letters of the weak query planted in each target (default all; keep it under "
+                        "--max-alignment-length, which promises no longer alignment)")
     p.add_argument("--query", required=True)
     p.add_argument("--query-length", type=int, default=1_000_000)
     p.add_argument("--target", required=True)
@@ -46,7 +51,7 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(3)
     rows = []
     one = LongAligner(sc, device="cuda", max_alignment_length=a.max_alignment_length)
-    q128 = "".join(rng.choice(list("ACGT"), 128))
+    q128 = "".join(rng.choice(list("ACGT"), a.weak_query_length))
     src = read_sequences(a.query, "dna")[0]
     big_q = Sequence.from_text("q", src.text[100_000:100_000 + a.query_length], "dna")
     big_t = read_sequences(a.target, "dna")
@@ -54,7 +59,8 @@ def main(argv=None) -> None:
     for g in range(1, a.gpus + 1):
         n = a.letters_per_gpu * g
         t = "".join(rng.choice(list("ACGT"), n))
-        t = t[:n // 2] + q128 + t[n // 2 + 128:]
+        piece = q128[:a.planted] if a.planted else q128
+        t = t[:n // 2] + piece + t[n // 2 + len(piece):]
         jobs[("weak", g)] = (Sequence.from_text("q", q128, "dna"), [Sequence.from_text("t", t, "dna")])
     base = {}
     for (kind, g), (q, t) in jobs.items():
