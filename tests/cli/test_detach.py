@@ -45,11 +45,18 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def _start(tmp_path, action):
+def _start(tmp_path, action, preexec_fn=None):
     marker = tmp_path / "marker"
     proc = subprocess.Popen([sys.executable, "-c", CHILD, action, str(marker)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn)
     return proc, marker
+
+
+def _wait_for(path, seconds=20):
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"no {path.name} after {seconds} s"
+        time.sleep(0.05)
 
 
 def test_parent_exits_when_the_child_reports(tmp_path):
@@ -58,10 +65,7 @@ def test_parent_exits_when_the_child_reports(tmp_path):
     out, err = proc.communicate(timeout=30)  # the child's stdout is closed by the report: no wait for its end
     assert time.monotonic() - t0 < 1.4 and not marker.exists()
     assert proc.returncode == 3 and out.startswith("child ") and err == ""
-    deadline = time.monotonic() + 20
-    while not marker.exists():  # the child goes on to its end
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _wait_for(marker)  # the child goes on to its end
 
 
 @pytest.mark.parametrize("action,code", [("exit", 5), ("kill", -signal.SIGKILL)])
@@ -69,6 +73,46 @@ def test_a_child_that_does_not_report(tmp_path, action, code):
     proc, _ = _start(tmp_path, action)
     proc.communicate(timeout=30)
     assert proc.returncode == code
+
+
+def test_an_inherited_ignored_sigchld_does_not_hide_the_childs_end(tmp_path):
+    proc, _ = _start(tmp_path, "exit", preexec_fn=lambda: signal.signal(signal.SIGCHLD, signal.SIG_IGN))
+    proc.communicate(timeout=30)
+    assert proc.returncode == 5
+
+
+def test_a_killed_parent_stops_the_child(tmp_path):
+    proc, marker = _start(tmp_path, "wait")
+    assert proc.stdout.readline().startswith("child ")
+    proc.kill()
+    proc.wait(timeout=30)
+    _wait_for(marker)
+    assert marker.read_text() == "SIGTERM"
+
+
+def test_a_gpu_in_exclusive_mode_is_released_before_the_command_returns(monkeypatch):
+    from swgpu.cli import detach
+
+    class Runtime:
+        modes = [0, 0]
+
+        @classmethod
+        def getDeviceCount(cls):
+            return len(cls.modes)
+
+        @classmethod
+        def getDeviceProperties(cls, d):
+            return {"computeMode": cls.modes[d]}
+
+    fake = type("cupy", (), {"cuda": type("cuda", (), {"runtime": Runtime})})
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    assert not detach._exclusive_gpu()
+    Runtime.modes = [0, 3]  # exclusive-process
+    assert detach._exclusive_gpu()
+    Runtime.getDeviceCount = None  # no answer
+    assert detach._exclusive_gpu()
+    monkeypatch.delitem(sys.modules, "cupy")
+    assert not detach._exclusive_gpu()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])

@@ -12,10 +12,16 @@ Signals: SIGTERM and SIGHUP sent to the waiting parent are passed to the
 child, and so is a SIGINT sent to it alone; Ctrl-C at a terminal reaches both
 (one process group), and only the child acts on it. A child that dies without
 reporting (killed, crashed) gives the parent its status: the parent dies by
-the same signal, or exits with the same code.
+the same signal (without a core file of its own), or exits with the same
+code. A parent that dies (``kill -9``) sends the child SIGTERM (Linux).
+
+When a GPU the child used is not in the default compute mode (exclusive-process
+GPUs let one process at a time hold a context), the child does not report
+early: the parent returns when the child has ended and released the GPU, so
+that a next command can start on it.
 
 ``SWGPU_DETACH=0`` turns this off (``=1`` turns it on for the CPU too). There
-is no fork on Windows.
+is no fork on Windows, and no waiting on signals on macOS: off there.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ __all__ = ["report", "split", "wanted"]
 _GPU_COMMANDS = frozenset({"search", "screen", "scan", "align"})
 _SI_KERNEL = 0x80  # si_code of a signal the kernel sent (a terminal's Ctrl-C), not kill()
 _FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if hasattr(signal, "SIGHUP") else ()
+_POSSIBLE = hasattr(os, "fork") and hasattr(signal, "sigwaitinfo") and bool(_FORWARDED)
 _report_fd: int | None = None
 _parent = 0
 
@@ -40,11 +47,11 @@ def wanted(argv: list[str], environ=os.environ) -> bool:
 
     >>> wanted(["screen", "-q", "a", "--device", "cpu"], {}), wanted(["makedb", "x"], {"SWGPU_DETACH": "1"})
     (False, False)
-    >>> wanted(["screen", "--device", "cpu"], {"SWGPU_DETACH": "1"}) == hasattr(os, "fork")
+    >>> wanted(["screen", "--device", "cpu"], {"SWGPU_DETACH": "1"}) == _POSSIBLE
     True
     """
     mode = environ.get("SWGPU_DETACH", "")
-    if mode == "0" or not hasattr(os, "fork") or not _FORWARDED:
+    if mode == "0" or not _POSSIBLE:
         return False
     if not argv or argv[0] not in _GPU_COMMANDS or any(a in ("-h", "--help") for a in argv):
         return False
@@ -65,14 +72,29 @@ def split() -> None:
     readable, writable = os.pipe()
     blocked = set(_FORWARDED) | {signal.SIGCHLD, signal.SIGUSR1}
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)  # no signal is lost before the wait
+    old_chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # an inherited SIG_IGN would reap the child unseen
     pid = os.fork()
     if pid == 0:
         os.close(readable)
         _report_fd = writable
+        signal.signal(signal.SIGCHLD, old_chld)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        _parent_death_signal(signal.SIGTERM)
+        if os.getppid() != _parent:  # the parent died before that was set
+            os.kill(os.getpid(), signal.SIGTERM)
         return
     os.close(writable)
     _wait(pid, readable, blocked)
+
+
+def _parent_death_signal(signum: int) -> None:
+    """Linux: ``signum`` comes to this process when its parent dies (0: nothing)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signum, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux
+        pass
 
 
 def _wait(pid: int, readable: int, blocked: set) -> None:  # pragma: no cover - runs in the parent of a fork
@@ -89,9 +111,11 @@ def _wait(pid: int, readable: int, blocked: set) -> None:  # pragma: no cover - 
                 if data:
                     os._exit(int(data))
                 _exit_as(status)
-        elif info.si_signo in _FORWARDED:
-            if not (info.si_signo == signal.SIGINT and info.si_code == _SI_KERNEL):
+        elif info.si_signo in _FORWARDED and not (info.si_signo == signal.SIGINT and info.si_code == _SI_KERNEL):
+            try:
                 os.kill(pid, info.si_signo)
+            except ProcessLookupError:  # ended meanwhile: its SIGCHLD is next
+                pass
 
 
 def _ready(fd: int) -> bool:  # pragma: no cover
@@ -103,30 +127,51 @@ def _ready(fd: int) -> bool:  # pragma: no cover
 def _exit_as(status: int) -> None:  # pragma: no cover
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's core file, if any, is the useful one
+        except (ImportError, ValueError, OSError):
+            pass
         if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two cannot be caught, nor set
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
         os.kill(os.getpid(), sig)
-    os._exit(os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else 1)
+        os._exit(128 + sig)  # a signal whose default is not to end the process
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+def _exclusive_gpu() -> bool:
+    """Whether a GPU of this process (CuPy loaded) is not in the default compute mode."""
+    cp = sys.modules.get("cupy")
+    if cp is None:
+        return False
+    try:
+        rt = cp.cuda.runtime
+        return any(rt.getDeviceProperties(d)["computeMode"] != 0 for d in range(rt.getDeviceCount()))
+    except Exception:  # noqa: BLE001 - no answer: do not report early
+        return True
 
 
 def report(rc: int) -> None:
     """In a child of :func:`split`: the command has ended with ``rc`` and its
     outputs are complete. Standard output and error are flushed and closed
-    (pointed at the null device) and the parent exits with ``rc``. Elsewhere
-    it does nothing."""
+    (pointed at the null device) and the parent exits with ``rc``. Elsewhere,
+    or when a GPU in use is exclusive to one process, it does nothing (the
+    parent then returns when this process ends)."""
     global _report_fd
-    if _report_fd is None:
+    if _report_fd is None or _exclusive_gpu():
         return
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - a closed or broken stream: nothing more to write
             pass
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
     os.close(null)
+    _parent_death_signal(0)  # from here the parent's end is expected
     os.write(_report_fd, str(rc).encode())
     os.close(_report_fd)
     _report_fd = None

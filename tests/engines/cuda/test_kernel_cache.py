@@ -10,8 +10,17 @@ from swgpu.engines.cuda import kernel_cache
 from swgpu.engines.cuda.kernel_cache import cache_dir, cache_key, load_or_compile
 
 
+class DriverError(RuntimeError):
+    """CuPy's CUDADriverError: a ``status``."""
+
+    def __init__(self, status):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
 class FakeRawModule:
-    """``cupy.RawModule``: loads a 'cubin' file that must start with b"CUBIN"."""
+    """``cupy.RawModule``: loads a 'cubin' file that must start with b"CUBIN"
+    (else CUDA_ERROR_INVALID_IMAGE), or b"OOM" (out of memory, status 2)."""
 
     made: list = []
 
@@ -23,8 +32,11 @@ class FakeRawModule:
     def module(self):
         if self.path is not None:
             with open(self.path, "rb") as f:
-                if not f.read().startswith(b"CUBIN"):
-                    raise RuntimeError("CUDA_ERROR_INVALID_IMAGE")
+                data = f.read()
+            if data.startswith(b"OOM"):
+                raise DriverError(2)
+            if not data.startswith(b"CUBIN"):
+                raise DriverError(200)
         return self
 
     def get_function(self, name):
@@ -48,11 +60,12 @@ def compiles(monkeypatch, tmp_path):
     FakeRawModule.made = []
     calls = []
 
-    def compile_(source, options, names):
+    def compile_(source, options, names, filename):
         calls.append((source, options, names))
         return b"CUBIN" + source.encode(), {n: f"_Z{len(n)}{n}" for n in names}
 
     monkeypatch.setattr(kernel_cache, "_compile", compile_)
+    monkeypatch.setattr(kernel_cache, "_versions", lambda cp: (cp.__version__, 13000, (13, 0)))
     return calls
 
 
@@ -86,13 +99,27 @@ def test_a_bad_file_is_compiled_again_and_replaced(compiles, tmp_path):
     assert len(compiles) == 3 and json.loads(table.read_text()) == {}
 
 
-def test_a_cache_that_cannot_be_written_compiles_in_memory(compiles, monkeypatch, tmp_path):
+def test_other_load_errors_are_raised_not_compiled_over(compiles, tmp_path):
+    load_or_compile(FakeCupy, "src", ("-arch=sm_90",), ())
+    (binary,) = (tmp_path / "cache").glob("*.cubin")
+    binary.write_bytes(b"OOM")
+    with pytest.raises(DriverError):
+        load_or_compile(FakeCupy, "src", ("-arch=sm_90",), ())
+    assert len(compiles) == 1 and binary.read_bytes() == b"OOM"
+
+
+def test_a_cache_that_cannot_be_written_loads_from_a_temporary_file(compiles, monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("SWGPU_CACHE_DIR", str(blocker / "kernels"))  # a path under a plain file
     m = load_or_compile(FakeCupy, "src", ("-arch=sm_90",), ("k<1>",))
-    assert m.get_function("k<1>") == ("code", "k<1>")
-    assert FakeRawModule.made[-1].code == "src" and FakeRawModule.made[-1].names == ["k<1>"]
+    assert m.get_function("k<1>")[1] == "_Z4k<1>" and len(compiles) == 1
+    assert FakeRawModule.made[-1].code is None
+
+
+def test_files_are_readable_by_all(compiles, tmp_path):
+    load_or_compile(FakeCupy, "src", ("-arch=sm_90",), ())
+    assert {p.stat().st_mode & 0o777 for p in (tmp_path / "cache").iterdir()} == {0o644}
 
 
 def test_cache_dir(monkeypatch, tmp_path):

@@ -119,7 +119,7 @@ def _module(filename: str, options: tuple[str, ...], arch_name: str, name_expres
     from .kernel_cache import load_or_compile
 
     opts = ("-std=c++17", f"-arch={arch_name}", "--use_fast_math") + tuple(options)
-    return load_or_compile(cupy(), kernel_source(filename), opts, tuple(name_expressions or ()))
+    return load_or_compile(cupy(), kernel_source(filename), opts, tuple(name_expressions or ()), filename)
 
 
 def get_module(filename: str, options: tuple[str, ...] = (), name_expressions: tuple[str, ...] | None = None):
