@@ -43,6 +43,10 @@ def _visible_gpus():
     return os.environ.get("CUDA_VISIBLE_DEVICES"), worker_gpu()
 
 
+def _environ():
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS")
+
+
 @pytest.fixture(scope="module")
 def ex():
     with DaskExecutor(workers=2, threads_per_worker=1) as executor:
@@ -54,6 +58,17 @@ def test_local_cluster_of_worker_processes(ex):
     pids = ex.run(os.getpid)
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
     assert "DaskExecutor(" in repr(ex)
+
+
+def test_workers_keep_glibc_moving_mmap_threshold(ex):
+    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_ (a fixed mmap threshold: large
+    temporaries page-faulted in on every call); local workers go without it,
+    and keep Dask's other settings."""
+    import dask
+
+    omp = dask.config.get("distributed.nanny.pre-spawn-environ", {}).get("OMP_NUM_THREADS")
+    expected = None if omp is None else str(omp)
+    assert set(ex.run(_environ).values()) == {(None, expected)}
 
 
 def test_map_keeps_input_order(ex):

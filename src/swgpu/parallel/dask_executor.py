@@ -36,7 +36,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..exceptions import InputError
 
-__all__ = ["DaskExecutor", "executor_for", "worker_gpu", "worker_threads", "local_shape", "ALLOWED_FAILURES",
+__all__ = ["DaskExecutor", "executor_for", "worker_environ", "worker_gpu", "worker_threads", "local_shape", "ALLOWED_FAILURES",
            "SCHEDULER_ENV"]
 
 T = TypeVar("T")
@@ -90,6 +90,20 @@ def worker_threads() -> int:
         return max(1, int(get_worker().state.nthreads))
     except (ImportError, ValueError, AttributeError):
         return 1
+
+
+def worker_environ() -> dict:
+    """What Dask's nanny sets in a local worker's environment before it starts,
+    less ``MALLOC_TRIM_THRESHOLD_``: setting it (Dask sets 65536) turns off
+    glibc's moving mmap threshold, so that every large temporary array is a
+    fresh mapping, page-faulted in and unmapped again; the host side of a
+    genome scan ran 2.8x slower in such a worker (7.3-8.2 s against 2.4-2.6 s
+    in the same job outside Dask, or 8.1 s outside with the variable set)."""
+    import dask
+
+    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", None) or {})
+    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    return environ
 
 
 def _cluster_for_gpus(gpus: list[int], threads: int):
@@ -163,7 +177,8 @@ class DaskExecutor:
             self._check_failures()
             return
         config = {"distributed.scheduler.allowed-failures":
-                  max(ALLOWED_FAILURES, int(dask.config.get("distributed.scheduler.allowed-failures")))}
+                  max(ALLOWED_FAILURES, int(dask.config.get("distributed.scheduler.allowed-failures"))),
+                  "distributed.nanny.pre-spawn-environ": worker_environ()}
         with dask.config.set(config), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "port in use" and the like, from a local cluster starting
             if gpus is not None:
