@@ -4,8 +4,8 @@ The target (all records end to end, ``bounds`` between them) is cut into
 chunks; a chunk's column maxima come from a pass that starts ``span - 1 +
 radius`` letters earlier (``span``: :func:`~swgpu.align.scan_rule.span_bound`),
 so they are exact, and run ``radius`` letters further, so the end-point rule
-sees every neighbour. Chunks run on a thread pool, longest first (the kernel
-releases the GIL).
+sees every neighbour. Chunks run on a thread pool, longest first (the kernels
+of the pass and of the end-point rule release the GIL).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...align.scan_rule import best_end_points, cap_span, end_points, span_bound
+from ...align.scan_rule import best_end_points, cap_span, span_bound
 from ...scoring import Scoring
 
 __all__ = ["CpuGenomeScanner", "CHUNK"]
@@ -47,6 +47,7 @@ class CpuGenomeScanner:
         ``radius``: the end-point rule's neighbourhood (default: the query length);
         ``max_span``: the most target letters an alignment may span (default:
         the score-budget bound; a smaller one is the caller's promise)."""
+        from .scan_points import end_points_fast
         from .scan_striped import column_maxima_striped
 
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
@@ -81,7 +82,7 @@ class CpuGenomeScanner:
             # every neighbour of the chunk's own columns inside the record, so
             # it stands for the record in the end-point rule
             w0 = max(lo, a - radius)
-            cols, scores = end_points(out[w0 - c0:], w0, c1, radius, floors[k], own=(a, b))
+            cols, scores = end_points_fast(out[w0 - c0:], w0, c1, radius, floors[k], own=(a, b))
             if on_done is not None:
                 on_done(k, b - a)
             return k, cols, scores
