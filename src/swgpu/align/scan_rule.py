@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["span_bound", "cap_span", "end_points", "best_end_points", "sliding_max"]
+__all__ = ["span_bound", "cap_span", "rule_range", "end_points", "best_end_points", "sliding_max"]
 
 
 def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int) -> int:
@@ -78,6 +78,17 @@ def sliding_max(x: np.ndarray, width: int) -> np.ndarray:
     return np.maximum(suffix[j], prefix[j + width - 1])
 
 
+def rule_range(n: int, lo: int, hi: int, radius: int, own: tuple[int, int] | None) -> tuple[int, int, int] | None:
+    """The columns ``[a, b)`` (record coordinates) that :func:`end_points` reports
+    of ``n`` column maxima starting at ``lo``, and its radius (at least 1);
+    None when there are none."""
+    a, b = (lo, hi) if own is None else own
+    a, b = max(a, lo), min(b, hi)
+    if n == 0 or a >= b:
+        return None
+    return a, b, max(int(radius), 1)
+
+
 def end_points(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score: int,
                own: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidate end points of one record whose columns ``lo .. hi - 1`` are
@@ -87,11 +98,10 @@ def end_points(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score: int
     coordinates, scores), in column order."""
     c = np.asarray(colmax)
     n = c.size
-    a, b = (lo, hi) if own is None else own
-    a, b = max(a, lo), min(b, hi)
-    if n == 0 or a >= b:
+    ranges = rule_range(n, lo, hi, radius, own)
+    if ranges is None:
         return np.zeros(0, np.int64), np.zeros(0, np.int32)
-    r = max(int(radius), 1)
+    a, b, r = ranges
     above = np.flatnonzero(c[a - lo:b - lo] >= min_score) + (a - lo)
     if above.size * r <= n:  # few columns reach the threshold: their windows only
         return _sparse_end_points(c, above, lo, r)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ...align.scan_rule import rule_range
+
 __all__ = ["end_points_fast"]
 
 
@@ -115,11 +117,10 @@ def end_points_fast(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score
     result, for column maxima that are ``int32`` (the CPU kernels' output)."""
     c = np.ascontiguousarray(colmax, dtype=np.int32)
     n = c.size
-    a, b = (lo, hi) if own is None else own
-    a, b = max(a, lo), min(b, hi)
-    if n == 0 or a >= b:
+    ranges = rule_range(n, lo, hi, radius, own)
+    if ranges is None:
         return np.zeros(0, np.int64), np.zeros(0, np.int32)
-    r = max(int(radius), 1)
+    a, b, r = ranges
     size = b - a
     cols = np.empty(size, np.int64)
     scores = np.empty(size, np.int32)
