@@ -51,7 +51,7 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(3)
     rows = []
     one = LongAligner(sc, device="cuda", max_alignment_length=a.max_alignment_length)
-    q128 = "".join(rng.choice(list("ACGT"), a.weak_query_length))
+    weak_q = "".join(rng.choice(list("ACGT"), a.weak_query_length))
     src = read_sequences(a.query, "dna")[0]
     big_q = Sequence.from_text("q", src.text[100_000:100_000 + a.query_length], "dna")
     big_t = read_sequences(a.target, "dna")
@@ -59,9 +59,9 @@ def main(argv=None) -> None:
     for g in range(1, a.gpus + 1):
         n = a.letters_per_gpu * g
         t = "".join(rng.choice(list("ACGT"), n))
-        piece = q128[:a.planted] if a.planted else q128
+        piece = weak_q[:a.planted] if a.planted else weak_q
         t = t[:n // 2] + piece + t[n // 2 + len(piece):]
-        jobs[("weak", g)] = (Sequence.from_text("q", q128, "dna"), [Sequence.from_text("t", t, "dna")])
+        jobs[("weak", g)] = (Sequence.from_text("q", weak_q, "dna"), [Sequence.from_text("t", t, "dna")])
     base = {}
     for (kind, g), (q, t) in jobs.items():
         ends, secs = _timed(one, q, t, a.repeat)

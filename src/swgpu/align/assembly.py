@@ -33,7 +33,7 @@ import numpy as np
 from ..io.sequence import Sequence
 from ..scoring import Scoring
 from .alignment import Alignment
-from .cigars import MARK, cigar_texts
+from .cigars import MARK, RUN_KIND, cigar_texts
 
 __all__ = ["alignments_from_paths", "GROUP_COLUMNS"]
 
@@ -88,13 +88,18 @@ class _Tables:
         line[1], line[2], line[_MARK_OP] = ord(" "), ord(" "), MARK
         self.dtype = np.uint8 if cigar.size <= 256 else np.uint16
         self.cigar, self.line = cigar.ravel(), line.ravel()
+        self._bytes = {}  # each table as a 256-byte translation, for look_up
+        if self.dtype is np.uint8:
+            for which, table in (("cigar", self.cigar), ("line", self.line)):
+                full = np.zeros(256, dtype=np.uint8)
+                full[:table.size] = table
+                self._bytes[which] = full.tobytes()
 
-    def look_up(self, table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    def look_up(self, which: str, index: np.ndarray) -> np.ndarray:
+        """Entries ``index`` of the ``"cigar"`` or ``"line"`` table."""
         if self.dtype is np.uint8:  # bytes.translate: no index conversion
-            full = np.zeros(256, dtype=np.uint8)
-            full[:table.size] = table
-            return np.frombuffer(index.tobytes().translate(full.tobytes()), dtype=np.uint8)
-        return table[index]
+            return np.frombuffer(index.tobytes().translate(self._bytes[which]), dtype=np.uint8)
+        return getattr(self, which)[index]
 
 
 def alignments_from_paths(queries: Seq[Sequence], targets: Seq[Sequence], scoring: Scoring, query_starts,
@@ -185,9 +190,9 @@ class _Group:
         index = cols.astype(kind) * kind(size * size)  # (op, query code, target code) of each column
         index += q.codes[qpos].astype(kind) * kind(size)
         index += t.codes[tpos]
-        run_len, run_letter = _runs(tables.look_up(tables.cigar, index), self.marks)
+        run_len, run_letter = _runs(tables.look_up("cigar", index), self.marks)
         return (cigar_texts(run_len, run_letter), self._aligned(q, qpos, uses_q), self._aligned(t, tpos, uses_t),
-                _split(tables.look_up(tables.line, index)), q_used, t_used,
+                _split(tables.look_up("line", index)), q_used, t_used,
                 *_per_path(run_len, run_letter, end - start))
 
 
@@ -201,14 +206,10 @@ def _runs(letters: np.ndarray, marks: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.diff(at, append=letters.size), letters[at]
 
 
-_KIND = np.full(256, 4, dtype=np.int64)  # = X I D, and the mark
-_KIND[np.frombuffer(b"=XID", dtype=np.uint8)] = [0, 1, 2, 3]
-
-
 def _per_path(run_len: np.ndarray, run_letter: np.ndarray, n: int) -> tuple[np.ndarray, ...]:
     """Matches, mismatches, gap columns and gap opens of each of ``n`` paths
     (each path's runs end with its mark run)."""
-    kind = _KIND[run_letter]
+    kind = RUN_KIND[run_letter].astype(np.int64)  # = X I D: 0-3, the mark: 4
     mark = kind == 4
     key = (np.cumsum(mark) - mark) * 5 + kind  # (path, kind) of each run
     columns = np.bincount(key, weights=run_len, minlength=5 * n).reshape(n, 5).astype(np.int64)

@@ -15,20 +15,26 @@ its length can have, and one ``split`` cuts the alignments apart.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["MARK", "cigar_texts"]
+__all__ = ["MARK", "RUN_KIND", "cigar_texts"]
 
 #: The letter of the run that ends each alignment's runs.
 MARK = 0
 
-_KIND = np.zeros(256, dtype=np.uint8)  # each letter's block of rows in the table of texts
-_KIND[np.frombuffer(b"=XID", dtype=np.uint8)] = [0, 1, 2, 3]
-_KIND[MARK] = 4
+#: The kind of each run letter: ``=``, ``X``, ``I``, ``D`` 0-3, the mark 4 (its
+#: block of rows in the table of texts).
+RUN_KIND = np.zeros(256, dtype=np.uint8)
+RUN_KIND[np.frombuffer(b"=XID", dtype=np.uint8)] = [0, 1, 2, 3]
+RUN_KIND[MARK] = 4
+_RUN_KIND_BYTES = RUN_KIND.tobytes()
 _LETTERS = np.frombuffer(b"=XID", dtype=np.uint8)
 _LONG = 1 << 16  # runs this long or longer: texts made digit by digit
 
 
+@functools.lru_cache(maxsize=8)
 def _table(top: int) -> tuple[np.ndarray, int]:
     """The text of every run of length ``0 .. top``: row ``kind * (top + 1) +
     length`` holds its digits and letter (a mark: a line end alone), padded
@@ -45,7 +51,9 @@ def _table(top: int) -> tuple[np.ndarray, int]:
         rows[:4, here, col] = 48 + (lengths[here] // 10 ** (digits[here] - 1 - col)) % 10
     rows[:4, lengths, digits] = _LETTERS[:, None]
     rows[4, :, 0] = ord("\n")
-    return rows.reshape(5 * (top + 1), width), width
+    table = rows.reshape(5 * (top + 1), width)
+    table.flags.writeable = False  # kept for the next call (lru_cache)
+    return table, width
 
 
 def cigar_texts(run_len: np.ndarray, run_letter: np.ndarray) -> list[str]:
@@ -57,7 +65,7 @@ def cigar_texts(run_len: np.ndarray, run_letter: np.ndarray) -> list[str]:
         text = _digit_by_digit(run_len, run_letter)
     else:
         rows, width = _table(top)
-        kind = np.frombuffer(run_letter.tobytes().translate(_KIND.tobytes()), dtype=np.uint8)
+        kind = np.frombuffer(run_letter.tobytes().translate(_RUN_KIND_BYTES), dtype=np.uint8)
         cells = rows.view(f"<u{width}").ravel()[kind.astype(np.int64) * (top + 1) + run_len]
         text = cells.tobytes().translate(None, b"\0")  # the padding dropped
     out = text.decode("ascii").split("\n")

@@ -3,10 +3,12 @@ interface (:mod:`swgpu.engines.base`); workloads get them from :func:`get_engine
 
 import importlib
 
+__all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "get_engine", "resolve_device", "cuda_available",
+           "gpu_count", "gpu_unavailable_reason", "describe_devices"]
+
 #: Public names, imported from :mod:`swgpu.engines.base` on first use, so
 #: that :mod:`swgpu.engines.start` can start the GPU before NumPy is imported.
-_FROM_BASE = {"DatabaseScorer", "Engine", "PairScorer", "Tracer", "cuda_available", "describe_devices", "get_engine",
-              "gpu_count", "gpu_unavailable_reason", "resolve_device"}
+_FROM_BASE = frozenset(__all__)
 
 
 def __getattr__(name: str):
@@ -15,7 +17,3 @@ def __getattr__(name: str):
     value = getattr(importlib.import_module("swgpu.engines.base"), name)
     globals()[name] = value
     return value
-
-
-__all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "get_engine", "resolve_device", "cuda_available",
-           "gpu_count", "gpu_unavailable_reason", "describe_devices"]

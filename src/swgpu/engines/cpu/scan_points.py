@@ -121,12 +121,11 @@ def end_points_fast(colmax: np.ndarray, lo: int, hi: int, radius: int, min_score
     if ranges is None:
         return np.zeros(0, np.int64), np.zeros(0, np.int32)
     a, b, r = ranges
-    size = b - a
-    cols = np.empty(size, np.int64)
-    scores = np.empty(size, np.int32)
     above = int(np.count_nonzero(c[a - lo:b - lo] >= min_score))
     if above == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    cols = np.empty(above, np.int64)  # no more end points than columns reaching the threshold
+    scores = np.empty(above, np.int32)
     # few columns reach the threshold: read their windows (stopping at a higher column); else block maxima
     kernel = _sparse_points if 2 * above * r <= n else _points
     k = kernel(c, a - lo, b - lo, r, int(min_score), cols, scores)

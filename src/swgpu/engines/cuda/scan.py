@@ -88,7 +88,6 @@ class CudaGenomeScanner(ScanLayout):
         self._eight: list = []
         self._resident = None  # (read-only genome, its device copy): see _genome
         self._layouts: dict = {}  # problem layouts of one query length (_layout)
-        self._windows: dict = {}  # widths chosen by _short_window
         self._last_plan = None  # the last call's plan (_plan)
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)

@@ -124,7 +124,7 @@ class ScanLayout:
     ``method``, ``window``, ``fill`` (windows sized to fill whole waves of
     the GPU), ``long_query``, ``_pair`` (the pair kernels, or None),
     ``_sms``, ``_long_blocks``, ``_two_streams`` and the caches
-    ``_layouts``, ``_windows`` and ``_last_plan``."""
+    ``_layouts`` and ``_last_plan``."""
 
     def _window(self, m: int, span: int | None, r: int, length, short: int):
         """Own columns per problem of each record (``length``: the records'
@@ -167,12 +167,7 @@ class ScanLayout:
         lengths = lengths[lengths > 0]
         if short == 0 or lengths.size == 0:
             return self.window
-        key = (short, lengths.tobytes(), self.window, FILL_WARPS, FULL_WARPS, FULL_WINDOW, MIN_WINDOW, WIDEST)
-        if key not in self._windows:
-            if len(self._windows) >= 64:
-                self._windows.clear()
-            self._windows[key] = self._fill_window(short, lengths)
-        return self._windows[key]
+        return self._fill_window(short, lengths)
 
     def _fill_window(self, short: int, lengths: np.ndarray) -> int:
         width, waves = self._waves_window(short, lengths, FILL_WARPS)
@@ -302,7 +297,7 @@ class ScanLayout:
         key = (sizes.tobytes(), np.asarray(floors, dtype=np.int64).tobytes(), bounds.tobytes(),
                None if own is None else (int(own[0]), int(own[1])), radius, max_span, self.window, self.fill,
                self.long_query, self.method, FILL_WARPS, MIN_WINDOW, WIDEST, ROW_BUDGET, self._two_streams)
-        last = getattr(self, "_last_plan", None)
+        last = self._last_plan
         if last is not None and last.key == key:
             return last
         desc = self._problems(queries, bounds, floors, own, radius, max_span)
