@@ -54,7 +54,7 @@ def _start(tmp_path, action, preexec_fn=None):
 
 def _wait_for(path, seconds=20):
     deadline = time.monotonic() + seconds
-    while not path.exists():
+    while not (path.exists() and path.stat().st_size):  # created, then written
         assert time.monotonic() < deadline, f"no {path.name} after {seconds} s"
         time.sleep(0.05)
 
@@ -144,3 +144,99 @@ def test_a_detached_command(tmp_path):
     bad = subprocess.run(cmd[:5] + ["missing.fa"] + cmd[6:], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.fa" in bad.stderr
+
+
+PREPARED = textwrap.dedent("""
+    import os, sys, time
+    from swgpu.cli import detach
+    action, marker = sys.argv[1], sys.argv[2]
+    def prepare():
+        if action == "fail":
+            raise OSError("unreadable")
+        return b"x" * 3_000_000 + b"end"
+    detach.split(prepare)
+    assert detach.preparing()
+    if action == "ignore":  # never takes them: the parent must not wait to hand them over
+        detach.report(0)
+        time.sleep(1.5)
+        open(marker, "w").write("done")
+        os._exit(0)
+    data = detach.prepared()
+    print(None if data is None else (len(data), bytes(data[-3:])), detach.preparing(), detach.prepared(), flush=True)
+    detach.report(0)
+    os._exit(0)
+""")
+
+
+@pytest.mark.parametrize("action, shown", [("take", "(3000003, b'end') False None"), ("fail", "None False None")])
+def test_what_the_parent_prepares_reaches_the_child(tmp_path, action, shown):
+    done = subprocess.run([sys.executable, "-c", PREPARED, action, str(tmp_path / "marker")], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == shown
+
+
+def test_prepared_bytes_never_taken_do_not_hold_the_parent(tmp_path):
+    marker = tmp_path / "marker"
+    done = subprocess.run([sys.executable, "-c", PREPARED, "ignore", str(marker)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()  # the parent returned while the child still ran
+    _wait_for(marker)
+
+
+def test_screen_reads_ahead_in_the_parent(tmp_path):
+    """The same outputs whether the parent reads the pairs ahead, the child
+    reads them (standard input: read once only), or nothing is detached."""
+    (tmp_path / "q.fa").write_text(">q1 first\nACGTACGTACGGT\n>q2\nGGGGACGT\n>q3\nN\n")
+    (tmp_path / "t.fa").write_text(">t1\nACGTTCGTACGT\n>t2 two\nCCCCACGA\n>t3\nA\n")
+    base = [sys.executable, "-m", "swgpu", "screen", "--device", "cpu"]
+    outs = {}
+    for mode, inputs, stdin in (("0", ["-q", "q.fa", "-t", "t.fa"], None), ("1", ["-q", "q.fa", "-t", "t.fa"], None),
+                                ("1", ["-q", "-", "-t", "t.fa"], "q.fa")):
+        env = dict(os.environ, SWGPU_DETACH=mode)
+        for extra, name in (([], "out.tsv"), (["--threshold", "0", "-f", "sam"], "out.sam")):
+            src = open(tmp_path / stdin) if stdin else None
+            done = subprocess.run(base + inputs + extra + ["-o", name], cwd=tmp_path, env=env, stdin=src,
+                                  capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            lines = (tmp_path / name).read_text().splitlines()
+            outs.setdefault(name, []).append([x for x in lines if not x.startswith("@PG")])
+    for name, got in outs.items():
+        assert got[0] == got[1] == got[2], name
+    (tmp_path / "bad.fa").write_text(">q1\nACGT\n>q2\nMKVLPQRST\n>q3\nA\n")
+    bad = subprocess.run(base + ["-q", "bad.fa", "-t", "t.fa", "-o", "x.tsv"], cwd=tmp_path,
+                         env=dict(os.environ, SWGPU_DETACH="1"), capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "bad.fa" in bad.stderr, bad.stderr
+    assert not (tmp_path / "x.tsv").exists()
+
+
+def test_what_screen_reads_ahead(tmp_path, monkeypatch):
+    from swgpu.cli import screen
+    from swgpu.cli.main import _prepare, build_parser
+    from swgpu.io.packed import unpack
+
+    (tmp_path / "q.fa").write_text(">q1\nACGT\n")
+    (tmp_path / "t.fa").write_text(">t1\nACGA\n")
+    q, t = str(tmp_path / "q.fa"), str(tmp_path / "t.fa")
+    [[qs], [ts]] = unpack(_prepare(["screen", "-q", q, "-t", t]))
+    assert (qs.name, qs.text, ts.name, ts.text) == ("q1", "ACGT", "t1", "ACGA")
+    assert _prepare(["screen", "-q", "-", "-t", t]) == b""  # standard input: the child reads it
+    assert _prepare(["search", "-q", q, "-d", t]) == b""  # a command that prepares nothing
+    from swgpu.cli.options import UsageError
+
+    with pytest.raises((UsageError, SystemExit)):
+        _prepare(["screen", "--no-such-flag"])  # the parent's _send gives the child nothing then
+    monkeypatch.setattr(screen, "READ_AHEAD_BYTES", 5)
+    assert screen.prepare(build_parser().parse_args(["screen", "-q", q, "-t", t])) == b""
+    assert _prepare(["screen", "-q", str(tmp_path / "missing.fa"), "-t", t]) == b""
+
+    def warns(args):
+        import warnings
+
+        warnings.warn("something about the input")
+        return [], []
+
+    monkeypatch.setattr(screen, "READ_AHEAD_BYTES", 1 << 20)
+    monkeypatch.setattr(screen, "_read_pairs", warns)  # a warning is the child's to give: nothing prepared
+    assert _prepare(["screen", "-q", q, "-t", t]) == b""

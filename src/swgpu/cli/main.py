@@ -17,6 +17,7 @@ line is printed and the exit status is 128 + the signal's number (143, 129;
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import sys
@@ -31,6 +32,8 @@ from . import align, bench, detach, info, makedb, scan, screen, search
 from .options import Parser, UsageError
 
 __all__ = ["main", "build_parser", "error_message", "Terminated"]
+
+_whole_process = False  # set by entry(): this process runs one command and ends
 
 # in the order of `swgpu --help`; info adds `demo` and `info`
 COMMANDS = (align, search, scan, screen, makedb, bench, info)
@@ -153,7 +156,7 @@ def _run(parser: Parser, args) -> int:
     if getattr(args, "device", None):
         from ..engines.start import start_gpu  # before NumPy is imported
 
-        start_gpu(args.device)  # the GPU starts while the command reads its input
+        start_gpu(args.device, alone=_whole_process)  # the GPU starts while the command reads its input
     return int(args.func(args) or 0)
 
 
@@ -201,6 +204,21 @@ def _main(argv: list[str], termination: _Termination) -> int:
         return 130
 
 
+def _prepare(argv: list[str]) -> bytes:
+    """Run in the waiting parent of a detached command (:func:`.detach.split`):
+    the command's ``prepare`` (e.g. ``screen`` reading its input), with output
+    held back. It gives nothing (the child then does the work itself, and
+    prints what it has to) on any warning or error."""
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
+            warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        args = build_parser().parse_args(argv)
+        make = getattr(args, "prepare", None)
+        data = make(args) if make is not None else b""
+    return b"" if seen else data
+
+
 def entry() -> None:
     """The ``swgpu`` program: :func:`main`, then exit.
 
@@ -210,8 +228,11 @@ def entry() -> None:
     process ends without the interpreter's teardown (CuPy's memory pools and the
     CUDA context are released by the exit itself); every output file is complete
     and closed by then."""
-    if detach.wanted(sys.argv[1:]):
-        detach.split()
+    global _whole_process
+    _whole_process = True
+    argv = sys.argv[1:]
+    if detach.wanted(argv):
+        detach.split(prepare=lambda: _prepare(argv))
     rc = main()
     detach.report(rc)
     if "cupy" in sys.modules:

@@ -100,6 +100,7 @@ class TracebackPasses:
         self._k = {f"{name}{shape}": mod.get_function(f"{name}{shape}")
                    for name in ("tw_sw_end", "tw_sw_start", "tw_nw_last", "tw_nw_path") for shape in ("_1", "_8")}
         self._k["tw_split"] = mod.get_function("tw_split")
+        self._k["tw_forward_ops"] = mod.get_function("tw_forward_ops")
         for name in _MODES:
             self._k[name + "_G"] = mod.get_function(name + "_G")
         self._grid_blocks = min(runtime.resident_blocks(self._k[name + "_G"], 32 * WARPS, cp.cuda.Device().id)
@@ -357,12 +358,12 @@ class TracebackPasses:
             dirs = cp.empty(max(int(doff[-1]), 1), dtype=np.uint32)
             ops = cp.empty(max(int(ooff[-1]), 1), dtype=np.uint8)
             c = self._run("tw_nw_path", d, A, B, rows, (dirs, ops), width=2)[:, 0].astype(np.int64)
-            h_ops = ops.get()
-            # each piece's ops were written backwards: read them forwards
+            # each piece's ops were written backwards: turned forwards and packed end to end on the GPU
             noff = offsets(c)
-            seg = np.repeat(np.arange(b - a, dtype=np.int64), c)
-            src = ooff[:-1][seg] + c[seg] - 1 - (np.arange(int(noff[-1]), dtype=np.int64) - noff[:-1][seg])
-            chunks.append((h_ops[src], c))
+            path = cp.empty(max(int(noff[-1]), 1), dtype=np.uint8)
+            self._launch("tw_forward_ops", b - a, (ops, cp.asarray(ooff[:-1]), cp.asarray(noff[:-1]),
+                                                   cp.asarray(c.astype(np.int32)), np.int32(b - a), path))
+            chunks.append((path[:int(noff[-1])].get(), c))
         if not chunks:
             return np.zeros(0, np.uint8), np.zeros(1, np.int64)
         return np.concatenate([o for o, _ in chunks]), offsets(np.concatenate([c for _, c in chunks]))

@@ -405,6 +405,21 @@ __device__ void tw_nw_path(TW_ARGS, unsigned int* __restrict__ dirs, unsigned ch
     res[2 * p + 1] = fin;
 }
 
+// Each piece's ops, written backwards by tw_nw_path (count[p] of them at
+// ops + from[p]), forwards and end to end at out + to[p]. One warp a piece.
+extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)
+tw_forward_ops(const unsigned char* __restrict__ ops, const long long* __restrict__ from,
+               const long long* __restrict__ to, const int* __restrict__ count, const int nprob,
+               unsigned char* __restrict__ out)
+{
+    const int p = blockIdx.x * TW_WARPS + (threadIdx.x >> 5);
+    if (p >= nprob) return;
+    const int c = count[p];
+    const unsigned char* src = ops + from[p] + (c - 1);
+    unsigned char* dst = out + to[p];
+    for (int t = threadIdx.x & 31; t < c; t += 32) dst[t] = src[-t];
+}
+
 #define TW_KERNELS(NW)                                                                                         \
     extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_sw_end_##NW(TW_ARGS, int* __restrict__ out) \
     { tw_sw_end<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }                                             \
