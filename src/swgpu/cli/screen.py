@@ -130,6 +130,7 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from ..engines.start import import_gpu_library
     from ..io.writers import OutputFile
     from ..scoring import Scoring
     from ..workloads.screen import Screener
@@ -142,12 +143,16 @@ def _run(args) -> int:
     check_scoring(args)
     scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                             gap_extend=args.gap_extend)
-    if detach.preparing():  # the parent reads the pairs meanwhile: the engine starts first
-        screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
-                            strand=args.strand)
-        report.phase("upload")  # engine start
+    if detach.preparing():
+        # the parent reads the pairs meanwhile: CuPy is imported, the pairs taken
+        # while the GPU's start finishes, and the engine made last
+        import_gpu_library(args.device)
+        report.phase("upload")
         queries, targets = _prepared_pairs(args)
         report.phase("read")
+        screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
+                            strand=args.strand)
+        report.phase("upload")
     else:
         queries, targets = _read_pairs(args)
         report.phase("read")

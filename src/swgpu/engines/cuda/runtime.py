@@ -15,7 +15,7 @@ import sys
 import threading
 from importlib import resources
 
-__all__ = ["prime", "skip_unused_preloads", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
+__all__ = ["prime", "skip_unused_preloads", "import_early", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
 _primer: threading.Thread | None = None
@@ -99,15 +99,30 @@ def skip_unused_preloads() -> None:
     sys.meta_path.insert(0, _PreloadSkipper())
 
 
+def _import_cupy():
+    try:
+        import cupy
+    finally:
+        for hook in [h for h in sys.meta_path if isinstance(h, _PreloadSkipper)]:
+            _remove_hook(hook)  # CuPy without that module: leave no hook behind
+    return cupy
+
+
+def import_early() -> None:
+    """Import CuPy now (when installed) without asking the driver anything:
+    a caller with other work imports it first, does that work while the
+    GPU's start (:func:`prime`) finishes, and asks for the device last."""
+    try:
+        _import_cupy()
+    except Exception:  # noqa: BLE001 - said when the device is asked for
+        pass
+
+
 @functools.lru_cache(maxsize=None)
 def _import():
     global _why
     try:
-        try:
-            import cupy  # noqa: F401
-        finally:
-            for hook in [h for h in sys.meta_path if isinstance(h, _PreloadSkipper)]:
-                _remove_hook(hook)  # CuPy without that module: leave no hook behind
+        cupy = _import_cupy()
         n = cupy.cuda.runtime.getDeviceCount()
         if n < 1:
             _why = "CuPy sees no CUDA device"
