@@ -20,12 +20,6 @@ GPUs let one process at a time hold a context), the child does not report
 early: the parent returns when the child has ended and released the GPU, so
 that a next command can start on it.
 
-The parent need not sit idle meanwhile: ``split(prepare)`` runs ``prepare``
-in the parent while the child starts (imports CuPy, starts the GPU), and
-hands its bytes to the child, which takes them with :func:`prepared` (``swgpu
-screen`` has its input read that way: two processes, so reading overlaps the
-imports instead of following them).
-
 ``SWGPU_DETACH=0`` turns this off (``=1`` turns it on for the CPU too). There
 is no fork on Windows, and no waiting on signals on macOS: off there.
 """
@@ -35,18 +29,14 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
 
-from . import handover
-
-__all__ = ["prepared", "preparing", "report", "split", "wanted"]
+__all__ = ["report", "split", "wanted"]
 
 _GPU_COMMANDS = frozenset({"search", "screen", "scan", "align"})
 _SI_KERNEL = 0x80  # si_code of a signal the kernel sent (a terminal's Ctrl-C), not kill()
 _FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if hasattr(signal, "SIGHUP") else ()
 _POSSIBLE = hasattr(os, "fork") and hasattr(signal, "sigwaitinfo") and bool(_FORWARDED)
 _report_fd: int | None = None
-_prepared_fd: int | None = None  # in the child: where the parent's prepared bytes come from
 _parent = 0
 
 
@@ -73,18 +63,13 @@ def wanted(argv: list[str], environ=os.environ) -> bool:
     return os.path.exists("/dev/nvidiactl")
 
 
-def split(prepare: Callable[[], bytes] | None = None) -> None:
+def split() -> None:
     """Fork. The child returns and runs the command; the parent waits for its
     :func:`report` (or its end) and exits with its status, never returning.
-    Call it before any thread is started and before CUDA is used.
-
-    ``prepare``: run in the parent first, while the child starts; what it
-    returns is the child's :func:`prepared` (nothing, if it fails or returns
-    no bytes). The forwarded signals wait until it is done."""
-    global _report_fd, _prepared_fd, _parent
+    Call it before any thread is started and before CUDA is used."""
+    global _report_fd, _parent
     _parent = os.getpid()
     readable, writable = os.pipe()
-    channel = handover.pipe() if prepare is not None else None
     blocked = set(_FORWARDED) | {signal.SIGCHLD, signal.SIGUSR1}
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)  # no signal is lost before the wait
     old_chld = signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # an inherited SIG_IGN would reap the child unseen
@@ -92,9 +77,6 @@ def split(prepare: Callable[[], bytes] | None = None) -> None:
     if pid == 0:
         os.close(readable)
         _report_fd = writable
-        if channel is not None:
-            os.close(channel[1])
-            _prepared_fd = channel[0]
         signal.signal(signal.SIGCHLD, old_chld)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         _parent_death_signal(signal.SIGTERM)
@@ -102,26 +84,7 @@ def split(prepare: Callable[[], bytes] | None = None) -> None:
             os.kill(os.getpid(), signal.SIGTERM)
         return
     os.close(writable)
-    if channel is not None:
-        os.close(channel[0])
-        handover.send(channel[1], prepare)
     _wait(pid, readable, blocked)
-
-
-def preparing() -> bool:
-    """Whether this process is a child of :func:`split` whose parent prepares
-    bytes for it (:func:`prepared` gives them)."""
-    return _prepared_fd is not None
-
-
-def prepared() -> bytes | None:
-    """What the parent prepared (waiting for it), once; None when it has
-    nothing (it failed, or chose not to) or when there is no such parent."""
-    global _prepared_fd
-    if _prepared_fd is None:
-        return None
-    fd, _prepared_fd = _prepared_fd, None
-    return handover.receive(fd)
 
 
 def _parent_death_signal(signum: int) -> None:
@@ -196,10 +159,7 @@ def report(rc: int) -> None:
     (pointed at the null device) and the parent exits with ``rc``. Elsewhere,
     or when a GPU in use is exclusive to one process, it does nothing (the
     parent then returns when this process ends)."""
-    global _report_fd, _prepared_fd
-    if _prepared_fd is not None:  # never taken: the parent must not wait to hand it over
-        os.close(_prepared_fd)
-        _prepared_fd = None
+    global _report_fd
     if _report_fd is None or _exclusive_gpu():
         return
     for stream in (sys.stdout, sys.stderr):

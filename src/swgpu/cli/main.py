@@ -17,7 +17,6 @@ line is printed and the exit status is 128 + the signal's number (143, 129;
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import signal
 import sys
@@ -204,21 +203,6 @@ def _main(argv: list[str], termination: _Termination) -> int:
         return 130
 
 
-def _prepare(argv: list[str]) -> bytes:
-    """Run in the waiting parent of a detached command (:func:`.detach.split`):
-    the command's ``prepare`` (e.g. ``screen`` reading its input), with output
-    held back. It gives nothing (the child then does the work itself, and
-    prints what it has to) on any warning or error."""
-    sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), \
-            warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        args = build_parser().parse_args(argv)
-        make = getattr(args, "prepare", None)
-        data = make(args) if make is not None else b""
-    return b"" if seen else data
-
-
 def entry() -> None:
     """The ``swgpu`` program: :func:`main`, then exit.
 
@@ -230,9 +214,8 @@ def entry() -> None:
     and closed by then."""
     global _whole_process
     _whole_process = True
-    argv = sys.argv[1:]
-    if detach.wanted(argv):
-        detach.split(prepare=lambda: _prepare(argv))
+    if detach.wanted(sys.argv[1:]):
+        detach.split()
     rc = main()
     detach.report(rc)
     if "cupy" in sys.modules:

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import gc
-import os
-import stat
 from contextlib import contextmanager
 
 from ..exceptions import InputError
-from . import detach
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
                       write_alignments)
@@ -38,7 +35,6 @@ def add_parser(subparsers) -> None:
     add_device(p)
     add_strand(p, "plus")
     add_quiet(p)
-    p.set_defaults(prepare=prepare)
     finish(p, run)
 
 
@@ -68,48 +64,6 @@ def _read_pairs(args):
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 
-#: Inputs larger than this (bytes of files) are not read ahead by :func:`prepare`.
-READ_AHEAD_BYTES = 128 << 20
-
-
-def prepare(args) -> bytes:
-    """The pairs, read and packed (:mod:`swgpu.io.packed`) by the waiting
-    parent of a detached command (:mod:`.detach`) while the child imports
-    CuPy and starts the GPU; ``b""`` (the child reads them itself) unless
-    the inputs are regular files of at most :data:`READ_AHEAD_BYTES` in all
-    (standard input and pipes can be read once only)."""
-    paths = [args.pairs] if args.pairs else [args.query, args.target]
-    if None in paths or (args.pairs and (args.query or args.target)):
-        return b""
-    from ..io.readers import STDIN
-
-    total = 0
-    for path in paths:
-        try:
-            info = None if path == STDIN else os.stat(path)
-        except OSError:  # the child says what is wrong
-            return b""
-        if info is None or not stat.S_ISREG(info.st_mode):
-            return b""
-        total += info.st_size
-    if total > READ_AHEAD_BYTES:
-        return b""
-    from ..io.packed import pack
-
-    return pack(list(_read_pairs(args)))
-
-
-def _prepared_pairs(args):
-    """The pairs the parent read ahead, or read here when it did not."""
-    data = detach.prepared()
-    if not data:
-        return _read_pairs(args)
-    from ..io.packed import unpack
-
-    queries, targets = unpack(data)
-    return queries, targets
-
-
 @contextmanager
 def _rare_collections(gen0: int = 100_000):
     """The cyclic garbage collector run rarely (after ``gen0`` allocations, not
@@ -130,7 +84,6 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from ..engines.start import import_gpu_library
     from ..io.writers import OutputFile
     from ..scoring import Scoring
     from ..workloads.screen import Screener
@@ -141,24 +94,12 @@ def _run(args) -> int:
     else:
         resolve_output(args)
     check_scoring(args)
+    queries, targets = _read_pairs(args)
+    report.phase("read")
     scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                             gap_extend=args.gap_extend)
-    if detach.preparing():
-        # the parent reads the pairs meanwhile: CuPy is imported, the pairs taken
-        # while the GPU's start finishes, and the engine made last
-        import_gpu_library(args.device)
-        report.phase("upload")
-        queries, targets = _prepared_pairs(args)
-        report.phase("read")
-        screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
-                            strand=args.strand)
-        report.phase("upload")
-    else:
-        queries, targets = _read_pairs(args)
-        report.phase("read")
-        screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
-                            strand=args.strand)
-        report.phase("upload")  # engine start
+    screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
+    report.phase("upload")  # engine start
     total = sum(len(q.text) * len(t.text) for q, t in zip(queries, targets))
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
         result = screener.screen(queries, targets, args.threshold)

@@ -6,7 +6,7 @@ or CuPy."""
 
 from __future__ import annotations
 
-__all__ = ["start_gpu", "import_gpu_library"]
+__all__ = ["start_gpu"]
 
 
 def start_gpu(device: str = "auto", alone: bool = False) -> None:
@@ -20,13 +20,3 @@ def start_gpu(device: str = "auto", alone: bool = False) -> None:
         if alone:
             runtime.skip_unused_preloads()
         runtime.prime()
-
-
-def import_gpu_library(device: str = "auto") -> None:
-    """Import CuPy now when ``device`` may use the GPU, without waiting for the
-    GPU's start: a command with other work before it needs the device (taking
-    input another process read) does it meanwhile."""
-    if (device or "auto").lower() in ("auto", "cuda", "gpu"):
-        from .cuda import runtime
-
-        runtime.import_early()

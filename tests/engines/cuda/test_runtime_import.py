@@ -74,16 +74,3 @@ def test_nothing_once_cupy_is_imported(fake_cupy):
     runtime.skip_unused_preloads()
     assert not any(isinstance(h, runtime._PreloadSkipper) for h in sys.meta_path)
 
-
-def test_import_early_asks_the_driver_nothing(fake_cupy):
-    (fake_cupy / "__init__.py").write_text("imported = True\n")
-    runtime.import_early()
-    assert sys.modules["cupy"].imported and not hasattr(sys.modules["cupy"], "cuda")
-
-
-def test_import_early_without_cupy(fake_cupy, monkeypatch):
-    (fake_cupy / "__init__.py").write_text("raise ImportError('no CuPy here')\n")
-    runtime.skip_unused_preloads()
-    runtime.import_early()  # no error: said when the device is asked for
-    assert "cupy" not in sys.modules
-    assert not any(isinstance(h, runtime._PreloadSkipper) for h in sys.meta_path)

@@ -15,7 +15,7 @@ import sys
 import threading
 from importlib import resources
 
-__all__ = ["prime", "skip_unused_preloads", "import_early", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
+__all__ = ["prime", "skip_unused_preloads", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
 _primer: threading.Thread | None = None
@@ -88,8 +88,9 @@ def _remove_hook(hook) -> None:
 
 def skip_unused_preloads() -> None:
     """Make ``import cupy`` skip loading cuTENSOR (and with it cuBLASLt), which
-    CuPy wheels preload at import and swgpu never uses: about 0.1 s of every
-    GPU command, measured on an H100 machine. Only for a process that runs
+    CuPy wheels preload at import and swgpu never uses (CuPy means to drop
+    that eager preload: cupy/cupy#10236). On an H100 machine ``import cupy``
+    took 0.229 s instead of 0.259 s (means of five). Only for a process that runs
     swgpu alone (the command line): CuPy code asking for cuTENSOR later in
     the same process would have to find it by itself. Call it before CuPy is
     imported; it changes nothing when CuPy is already imported, is missing, or
@@ -106,16 +107,6 @@ def _import_cupy():
         for hook in [h for h in sys.meta_path if isinstance(h, _PreloadSkipper)]:
             _remove_hook(hook)  # CuPy without that module: leave no hook behind
     return cupy
-
-
-def import_early() -> None:
-    """Import CuPy now (when installed) without asking the driver anything:
-    a caller with other work imports it first, does that work while the
-    GPU's start (:func:`prime`) finishes, and asks for the device last."""
-    try:
-        _import_cupy()
-    except Exception:  # noqa: BLE001 - said when the device is asked for
-        pass
 
 
 @functools.lru_cache(maxsize=None)
