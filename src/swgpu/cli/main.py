@@ -32,8 +32,6 @@ from .options import Parser, UsageError
 
 __all__ = ["main", "build_parser", "error_message", "Terminated"]
 
-_whole_process = False  # set by entry(): this process runs one command and ends
-
 # in the order of `swgpu --help`; info adds `demo` and `info`
 COMMANDS = (align, search, scan, screen, makedb, bench, info)
 
@@ -155,7 +153,7 @@ def _run(parser: Parser, args) -> int:
     if getattr(args, "device", None):
         from ..engines.start import start_gpu  # before NumPy is imported
 
-        start_gpu(args.device, alone=_whole_process)  # the GPU starts while the command reads its input
+        start_gpu(args.device)  # the GPU starts while the command reads its input
     return int(args.func(args) or 0)
 
 
@@ -212,8 +210,6 @@ def entry() -> None:
     process ends without the interpreter's teardown (CuPy's memory pools and the
     CUDA context are released by the exit itself); every output file is complete
     and closed by then."""
-    global _whole_process
-    _whole_process = True
     if detach.wanted(sys.argv[1:]):
         detach.split()
     rc = main()

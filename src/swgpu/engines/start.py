@@ -9,14 +9,10 @@ from __future__ import annotations
 __all__ = ["start_gpu"]
 
 
-def start_gpu(device: str = "auto", alone: bool = False) -> None:
+def start_gpu(device: str = "auto") -> None:
     """Start the GPU in the background when ``device`` may use it (``auto``,
-    ``cuda``); harmless without a GPU. ``alone``: this process runs swgpu
-    alone (the command line), so CuPy may skip preloading libraries swgpu
-    never uses (:func:`~swgpu.engines.cuda.runtime.skip_unused_preloads`)."""
+    ``cuda``); harmless without a GPU."""
     if (device or "auto").lower() in ("auto", "cuda", "gpu"):
         from .cuda import runtime  # ctypes and the standard library only, until CuPy is asked for
 
-        if alone:
-            runtime.skip_unused_preloads()
         runtime.prime()

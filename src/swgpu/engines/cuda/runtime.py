@@ -11,11 +11,10 @@ from __future__ import annotations
 import ctypes
 import functools
 import re
-import sys
 import threading
 from importlib import resources
 
-__all__ = ["prime", "skip_unused_preloads", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
+__all__ = ["prime", "available", "why_unavailable", "cupy", "get_module", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
 _primer: threading.Thread | None = None
@@ -46,74 +45,12 @@ def prime() -> None:
         _primer.start()
 
 
-class _PreloadSkipper:
-    """A one-shot import hook: once CuPy's ``cupy._environment`` is executed,
-    its cuTENSOR preload is marked as done (see :func:`skip_unused_preloads`)."""
-
-    def find_spec(self, name, path, target=None):
-        if name != "cupy._environment":
-            return None
-        _remove_hook(self)
-        from importlib.machinery import PathFinder
-
-        spec = PathFinder.find_spec(name, path)
-        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _MarkingLoader(spec.loader)
-        return spec
-
-
-class _MarkingLoader:
-    def __init__(self, loader):
-        self._loader = loader
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        libs = getattr(module, "_preload_libs", None)
-        if isinstance(libs, dict) and "cutensor" in libs and libs["cutensor"] is None:
-            libs["cutensor"] = {}  # CuPy's "preload already attempted"
-
-    def __getattr__(self, name):  # get_code, get_source, ... of the real loader
-        return getattr(self._loader, name)
-
-
-def _remove_hook(hook) -> None:
-    try:
-        sys.meta_path.remove(hook)
-    except ValueError:
-        pass
-
-
-def skip_unused_preloads() -> None:
-    """Make ``import cupy`` skip loading cuTENSOR (and with it cuBLASLt), which
-    CuPy wheels preload at import and swgpu never uses (CuPy means to drop
-    that eager preload: cupy/cupy#10236). On an H100 machine ``import cupy``
-    took 0.229 s instead of 0.259 s (means of five). Only for a process that runs
-    swgpu alone (the command line): CuPy code asking for cuTENSOR later in
-    the same process would have to find it by itself. Call it before CuPy is
-    imported; it changes nothing when CuPy is already imported, is missing, or
-    is laid out differently."""
-    if "cupy" in sys.modules or any(isinstance(h, _PreloadSkipper) for h in sys.meta_path):
-        return
-    sys.meta_path.insert(0, _PreloadSkipper())
-
-
-def _import_cupy():
-    try:
-        import cupy
-    finally:
-        for hook in [h for h in sys.meta_path if isinstance(h, _PreloadSkipper)]:
-            _remove_hook(hook)  # CuPy without that module: leave no hook behind
-    return cupy
-
-
 @functools.lru_cache(maxsize=None)
 def _import():
     global _why
     try:
-        cupy = _import_cupy()
+        import cupy  # noqa: F401
+
         n = cupy.cuda.runtime.getDeviceCount()
         if n < 1:
             _why = "CuPy sees no CUDA device"
