@@ -13,7 +13,9 @@ CPU engine's :func:`~swgpu.align.traceback.local_align`, batched over pairs:
    halves, ``tw_split`` picks where they meet (the same first-best rule), and the
    piece is replaced by its two halves (and the two gap letters when the best
    crossing is inside a vertical gap); pieces of at most ``base_cells`` cells are
-   solved by ``tw_nw_path`` (4-bit directions, walked back on the GPU).
+   solved by ``tw_nw_path`` (4-bit directions, walked back on the GPU), and
+   ``tw_forward_ops`` turns each piece's path forwards and packs them end to
+   end, so that only the paths are copied to the host.
 
 Because the split points and the base pieces are the CPU's, the alignment is
 the CPU engine's, byte for byte, for pairs of any length: memory is two rows
