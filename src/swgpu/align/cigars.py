@@ -64,6 +64,7 @@ def cigar_texts(run_len: np.ndarray, run_letter: np.ndarray) -> list[str]:
     if top >= _LONG:
         text = _digit_by_digit(run_len, run_letter)
     else:
+        top = min(10 ** len(str(top)) - 1, _LONG - 1)  # tables of a few sizes, kept and reused
         rows, width = _table(top)
         kind = np.frombuffer(run_letter.tobytes().translate(_RUN_KIND_BYTES), dtype=np.uint8)
         cells = rows.view(f"<u{width}").ravel()[kind.astype(np.int64) * (top + 1) + run_len]

@@ -177,23 +177,6 @@ def check_alphabet(sequences: Iterable, expected: str | Alphabet, what: str = "t
     alphabet | lambda.fa: record 'lam': the letters look like dna, but the database is protein; give the alphabet explicitly to override
     """
     expected = get_alphabet(expected)
-    found = _sample_counts(sequences, expected) if isinstance(sequences, (list, tuple)) else None
-    if found is None:
-        found = _sample_counts_one_by_one(sequences, expected)
-    letters, nucleotides, first, odd = found
-    looks = _verdict(letters, nucleotides)
-    if not letters or looks is expected:
-        return
-    odd = odd() if callable(odd) else odd
-    where = f"{source}: " if source else ""
-    advice = f"; {hint}" if hint else ""
-    raise InputError(f"{where}record {(odd or first).name!r}: the letters look like {looks.name}, "
-                     f"but {what} is {expected.name}{advice}", param="alphabet")
-
-
-def _sample_counts_one_by_one(sequences: Iterable, expected: Alphabet):
-    """Letters and ``ACGTUN`` of the first records up to :data:`SAMPLE_LETTERS`
-    letters, the first record, and the first that looks like another alphabet."""
     letters = nucleotides = 0
     first = odd = None
     for seq in sequences:
@@ -205,43 +188,13 @@ def _sample_counts_one_by_one(sequences: Iterable, expected: Alphabet):
             odd = seq
         if letters >= SAMPLE_LETTERS:
             break
-    return letters, nucleotides, first, odd
-
-
-def _sample_counts(sequences: list, expected: Alphabet):
-    """:func:`_sample_counts_one_by_one` for a list, counted for many records
-    at once; the odd record comes as a function (only a message needs it).
-    ``None`` for texts that are not Latin-1."""
-    if not sequences:
-        return 0, 0, None, None
-    letters, nucleotides = [], []  # of each record taken
-    taken = total = 0
-    while taken < len(sequences) and total < SAMPLE_LETTERS:
-        texts, chars = [], 0  # enough records for the letters still needed (a letter is a character)
-        while taken + len(texts) < len(sequences) and chars < SAMPLE_LETTERS - total:
-            texts.append(sequences[taken + len(texts)].text)
-            chars += len(texts[-1])
-        try:
-            arr = np.frombuffer("".join(texts).encode("latin-1"), dtype=np.uint8)
-        except UnicodeEncodeError:
-            return None
-        ends = np.cumsum([0, *map(len, texts)])
-        for table, out in ((_IS_LETTER, letters), (_IS_NUCLEOTIDE, nucleotides)):
-            cum = np.zeros(arr.size + 1, dtype=np.int64)
-            np.cumsum(table[arr], out=cum[1:])
-            out.append(np.diff(cum[ends]))
-        taken += len(texts)
-        total += int(letters[-1].sum())
-    per_letter, per_nuc = np.concatenate(letters), np.concatenate(nucleotides)
-    cum_letters = np.cumsum(per_letter)
-    last = min(int(np.searchsorted(cum_letters, SAMPLE_LETTERS)), per_letter.size - 1)  # the loop's break
-
-    def odd():
-        looks_dna = per_nuc[:last + 1] >= 0.9 * per_letter[:last + 1]
-        found = np.flatnonzero((per_letter[:last + 1] > 0) & (looks_dna != (expected is DNA)))
-        return sequences[int(found[0])] if found.size else None
-
-    return int(cum_letters[last]), int(per_nuc[:last + 1].sum()), sequences[0], odd
+    looks = _verdict(letters, nucleotides)
+    if not letters or looks is expected:
+        return
+    where = f"{source}: " if source else ""
+    advice = f"; {hint}" if hint else ""
+    raise InputError(f"{where}record {(odd or first).name!r}: the letters look like {looks.name}, "
+                     f"but {what} is {expected.name}{advice}", param="alphabet")
 
 
 #: ``str.translate`` table from each DNA/RNA letter (IUPAC codes included, either

@@ -29,8 +29,6 @@ __all__ = ["RecordBatch", "SEP", "WHITESPACE", "fasta_batches", "fasta_record", 
 #: What is dropped from a record's letters (and ends a name in an ASCII header).
 WHITESPACE = b" \t\r\n\v\f"
 _INSIDE_HEADER = b" \t\r\v\f"  # whitespace that is not a line end
-_IS_SPACE = np.zeros(256, dtype=bool)
-_IS_SPACE[list(WHITESPACE)] = True
 _GT, _NL, _HASH = ord(">"), ord("\n"), ord("#")
 #: Before each record's letters in :attr:`RecordBatch.joined`: never in a block
 #: (control characters are binary data, refused when read).
@@ -85,40 +83,14 @@ def _inside(positions: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool
     return bool(np.any((k >= 0) & (positions < ends[np.maximum(k, 0)])))
 
 
-def _cut(blob: bytes, starts: np.ndarray, ends: np.ndarray, lines: np.ndarray) -> list[str]:
-    """The ranges ``[starts[k], ends[k])`` of ``blob`` (ASCII lines ending at ``lines``) as strings."""
-    mark = np.zeros(len(blob) + 1, dtype=np.int32)
-    mark[starts] += 1  # the starts differ from each other, and so do the ends
-    mark[ends] -= 1
-    keep = np.cumsum(mark[:-1]) > 0
-    keep[lines] = True
-    out = np.frombuffer(blob, dtype=np.uint8)[keep].tobytes().decode("ascii").split("\n")
-    out.pop()
-    return out
-
-
-def _split_names(blob: bytes, n: int, lines: np.ndarray) -> tuple[list[str], list[str]]:
-    """Names and descriptions of ``n`` ASCII headers, each a line of ``blob`` (line ends at ``lines``):
+def _split_names(blob: bytes, n: int) -> tuple[list[str], list[str]]:
+    """Names and descriptions of ``n`` ASCII headers, each a line of ``blob``:
     as :func:`~swgpu.io.sequence.split_header` cuts them."""
+    headers = blob.decode("ascii").split("\n", n)[:n]
     if len(blob.translate(None, _INSIDE_HEADER)) == len(blob):  # no whitespace in any header
-        names = blob.decode("ascii").split("\n")
-        names.pop()
-        return names, [""] * n
-    h = np.frombuffer(blob, dtype=np.uint8)
-    first = np.empty(n, dtype=np.int64)  # where each header starts in the blob
-    first[0] = 0
-    first[1:] = lines[:-1] + 1
-    space = _IS_SPACE[h]
-    spaces, solid = np.flatnonzero(space), np.flatnonzero(~space)
-    name_end = spaces[np.searchsorted(spaces, first)]  # the first whitespace (the line end at the latest)
-    if not solid.size:  # nothing but whitespace: no names
-        return [""] * n, [""] * n
-    k = np.searchsorted(solid, name_end)  # the description: from the next non-space on ...
-    start = np.where(k < solid.size, solid[np.minimum(k, solid.size - 1)], lines)
-    np.minimum(start, lines, out=start)  # (none in this header: empty)
-    last = np.searchsorted(solid, lines) - 1  # ... to the last non-space of the line
-    end = np.maximum(np.where(last >= 0, solid[np.maximum(last, 0)] + 1, 0), start)
-    return _cut(blob, first, name_end, lines), _cut(blob, start, end, lines)
+        return headers, [""] * n
+    split = list(map(split_header, headers))
+    return [s[0] for s in split], [s[1] for s in split]
 
 
 def whole_records(region: bytes) -> RecordBatch | None:
@@ -144,7 +116,7 @@ def whole_records(region: bytes) -> RecordBatch | None:
     joined = letters.translate(None, WHITESPACE)
     texts = joined.decode("latin-1").split("\0")
     texts.pop(0)
-    names, descriptions = _split_names(blob, starts.size, np.cumsum(header_len) - 1)
+    names, descriptions = _split_names(blob, starts.size)
     return RecordBatch(names, descriptions, texts, joined)
 
 

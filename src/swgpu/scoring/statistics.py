@@ -64,6 +64,7 @@ True
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -284,16 +285,7 @@ class Statistics:
     def annotate(self, alignments, query_length: int, db_residues: int, db_sequences: int) -> None:
         """Set ``evalue`` and ``bitscore`` of each non-empty alignment in place
         (left ``None`` when these settings have no statistics)."""
-        if self.params is None:
-            return
-        alignments = [a for a in alignments if a.score > 0]
-        if not alignments:
-            return
-        scores = np.array([a.score for a in alignments])
-        ev = np.atleast_1d(self.evalue(scores, query_length, db_residues, db_sequences))
-        bits = np.atleast_1d(self.bitscore(scores))
-        for a, e, b in zip(alignments, ev.tolist(), bits.tolist()):
-            a.evalue, a.bitscore = e, b
+        self.annotate_each(alignments, repeat((query_length, db_residues, db_sequences)))
 
     def annotate_each(self, alignments, spaces) -> None:
         """:meth:`annotate` each alignment for its own search space (``spaces``:

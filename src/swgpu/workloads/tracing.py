@@ -106,8 +106,7 @@ class Traceback:
                 out[k] = aln
                 done.append(k)
         finally:
-            if self.statistics.available:
-                self.statistics.annotate_each([out[k] for k in done], [jobs[k].space for k in done])
+            self.statistics.annotate_each([out[k] for k in done], [jobs[k].space for k in done])
             if self.on_done is not None:
                 for k in done:
                     self.on_done(jobs[k])

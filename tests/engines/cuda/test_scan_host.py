@@ -342,3 +342,19 @@ def test_ranked_below_keeps_the_first_of_each_run():
             slots = np.sort(rng.integers(0, max(1, n // 4), n)).astype(np.int32)
             rank = np.arange(n) - np.searchsorted(slots, slots, side="left")
             assert scan_best._ranked_below(slots, keep).tolist() == np.flatnonzero(rank < keep).tolist()
+
+
+def test_end_points_gathered_early_stay_on_the_device():
+    """Once a flush put end points on the device (``host_upto=0``), later
+    ones go there too, found or not, so the parts are of one kind."""
+    cp = _fake_cupy()
+
+    def batch(found):
+        return (_dev(np.arange(4, dtype=np.int64)), _dev(np.zeros(4, np.int32)), _dev(np.zeros(4, np.int32)),
+                _dev([found], np.int64), 4)
+
+    for found in (0, 3):
+        out, host = scan_best.collect(cp, [batch(found)], host_upto=0)
+        assert not host and isinstance(out[0][0], _Array) and out[0][0].size == found
+    out, host = scan_best.collect(cp, [batch(3)], host_upto=scan_best.HOST_SORT)
+    assert host and not isinstance(out[0][0], _Array)

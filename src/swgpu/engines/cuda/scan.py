@@ -297,7 +297,7 @@ class CudaGenomeScanner(ScanLayout):
         cuts = np.searchsorted(slots, np.arange(len(queries) + 1))
         out = [(cols[cuts[k]:cuts[k + 1]], scores[cuts[k]:cuts[k + 1]]) for k in range(len(queries))]
         self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0,
-                             "problems": int(plan.desc.shape[0])}
+                             "problems": plan.problems}
         return out
 
 

@@ -33,7 +33,7 @@ def collect(cp, pending, host_upto: int = 0) -> tuple[list, bool]:
     if not pending:
         return [], False
     counts = cp.concatenate([p[3] for p in pending]).get().tolist()
-    host = sum(counts) <= host_upto
+    host = host_upto > 0 and sum(counts) <= host_upto  # never after some went to the device
     out = []
     for (c, sco, sl, _, cap), got in zip(pending, counts):
         if got > cap:

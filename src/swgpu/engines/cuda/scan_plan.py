@@ -89,13 +89,12 @@ def _pairs(d: np.ndarray, index: np.ndarray) -> np.ndarray:
 
 @dataclass(eq=False)
 class Batch:
-    """Problems ``desc[start:start + take]`` launched together: their
-    descriptors ``d`` (row-buffer offsets set; window starts in genome
-    columns), which run on the long kernel, the ints of their row buffers,
-    the room for their end points, and ``memo``: what the launcher derived
-    from them (device copies), kept with the plan."""
+    """``take`` consecutive problems launched together: their descriptors
+    ``d`` (row-buffer offsets set; window starts in genome columns), which
+    run on the long kernel, the ints of their row buffers, the room for
+    their end points, and ``memo``: what the launcher derived from them
+    (device copies), kept with the plan."""
 
-    start: int
     take: int
     d: np.ndarray
     long: np.ndarray
@@ -107,12 +106,12 @@ class Batch:
 
 @dataclass(eq=False)
 class Plan:
-    """Every problem of a call (``desc``), its batches, the genome columns
+    """How many problems a call has, its batches, the genome columns
     they read (``g0`` to ``g1``) and whether they may alternate between two
     streams."""
 
     key: tuple
-    desc: np.ndarray
+    problems: int
     batches: list
     g0: int
     g1: int
@@ -326,13 +325,13 @@ class ScanLayout:
             d[:, 4] = lead + off[:-1] - np.where(only_c[start:start + take], 2 * (d[:, 3] + 1), 0)
             own_cols = d[:, 6] - d[:, 5]
             cap = int((own_cols // (d[:, 7] + 1) + 1).sum())
-            batches.append(Batch(start, take, d, is_long[start:start + take], lead + int(off[-1]), cap, own_cols))
+            batches.append(Batch(take, d, is_long[start:start + take], lead + int(off[-1]), cap, own_cols))
             start += take
         g0 = int(desc[:, 2].min()) if desc.shape[0] else 0
         g1 = int((desc[:, 2] + desc[:, 3]).max()) if desc.shape[0] else 0
         # batches alternate between two streams, so that one batch's kernels
         # fill the GPU while the last blocks of the one before drain (the
         # long kernel, whose warps wait on each other, keeps one)
-        plan = Plan(key, desc, batches, g0, g1, self._two_streams and len(batches) > 1 and not is_long.any())
+        plan = Plan(key, int(desc.shape[0]), batches, g0, g1, self._two_streams and len(batches) > 1 and not is_long.any())
         self._last_plan = plan
         return plan

@@ -244,12 +244,7 @@ class AlignmentWriter(AtomicOutput):
 
     def close(self) -> None:
         """Finish: flush, and for a file path move the temporary file onto the path."""
-        if not self._out.closed:
-            try:
-                self._flush()
-            except BaseException:
-                self._out.abort()
-                raise
+        self._flush()  # a failed write removes the temporary file (OutputFile.write)
         self._out.close()
 
     def abort(self) -> None:
