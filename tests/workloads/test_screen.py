@@ -125,3 +125,31 @@ def test_cuda_kernels_equal_pairwise_on_real_pairs(read_pair_sets, kernel, label
     for queries, targets in read_pair_sets.values():
         got = Screener(scoring, device="cuda", kernel=kernel).scores(queries, targets)
         np.testing.assert_array_equal(got, _pairwise(queries, targets, scoring))
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("strand", ["plus", "both", "minus"])
+def test_a_sequence_batch_screens_as_its_list(strand, device):
+    """Batches (codes end to end, as read_pair_files gives them) score and align
+    as the same records in lists, on every strand."""
+    from swgpu.io.sequence_batch import SequenceBatch
+    from swgpu.workloads.screen import pair_cells
+
+    if device == "cuda":
+        from swgpu.engines.cuda import runtime
+
+        if not runtime.available():
+            pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
+
+    rng = np.random.default_rng(4)
+    qs = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGTN"), rng.integers(1, 60)))) for k in range(150)]
+    ts = [Sequence.from_text(f"t{k}", "".join(rng.choice(list("ACGTN"), rng.integers(1, 200)))) for k in range(150)]
+    ts[7] = Sequence.from_text("t7", qs[7].text)  # an identical pair
+    screener = Screener(Scoring.default("dna"), device=device, strand=strand)
+    want = screener.screen(qs, ts, threshold=8)
+    qb, tb = SequenceBatch.from_sequences(qs), SequenceBatch.from_sequences(ts)
+    got = screener.screen(qb, tb, threshold=8)
+    np.testing.assert_array_equal(got.scores, want.scores)
+    np.testing.assert_array_equal(got.strands, want.strands)
+    assert [a.cigar for a in got.alignments] == [a.cigar for a in want.alignments]
+    assert pair_cells(qb, tb) == pair_cells(qs, ts) == sum(len(q) * len(t) for q, t in zip(qs, ts))

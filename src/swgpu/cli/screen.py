@@ -78,6 +78,12 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
+def _names(seqs) -> list[str]:
+    """The records' names (a :class:`~swgpu.io.sequence_batch.SequenceBatch` keeps them as a list)."""
+    names = getattr(seqs, "names", None)
+    return names if isinstance(names, list) else [s.name for s in seqs]
+
+
 def run(args) -> int:
     with _rare_collections():
         return _run(args)
@@ -86,7 +92,7 @@ def run(args) -> int:
 def _run(args) -> int:
     from ..io.writers import OutputFile
     from ..scoring import Scoring
-    from ..workloads.screen import Screener
+    from ..workloads.screen import Screener, pair_cells
 
     report = Report("swgpu screen", args.quiet, timings=args.timings)
     if args.threshold is None:
@@ -100,7 +106,7 @@ def _run(args) -> int:
                             gap_extend=args.gap_extend)
     screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
     report.phase("upload")  # engine start
-    total = sum(len(q.text) * len(t.text) for q, t in zip(queries, targets))
+    total = pair_cells(queries, targets)
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
         result = screener.screen(queries, targets, args.threshold)
     for name, sec in screener.seconds.items():  # score (host packing, copies, kernels), traceback
@@ -109,7 +115,8 @@ def _run(args) -> int:
     if args.threshold is None:
         with OutputFile(args.output) as out:
             out.write("query\ttarget\tscore\n")
-            out.write("".join(f"{q.name}\t{t.name}\t{s}\n" for q, t, s in zip(queries, targets, result.scores.tolist())))
+            out.write("".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(_names(queries), _names(targets),
+                                                                     result.scores.tolist())))
         report.phase("write")
         report.summary(f"{pairs} scored, score table written")
         return 0

@@ -11,7 +11,8 @@ import importlib
 _PUBLIC = {
     "DNA": "alphabet", "PROTEIN": "alphabet", "Alphabet": "alphabet", "get_alphabet": "alphabet",
     "guess_alphabet": "alphabet", "Database": "database", "detect_alphabet": "readers",
-    "iter_sequences": "readers", "read_sequences": "readers", "Sequence": "sequence",
+    "iter_sequences": "readers", "read_sequences": "readers", "read_sequence_batch": "readers",
+    "Sequence": "sequence", "SequenceBatch": "sequence_batch",
 }
 
 

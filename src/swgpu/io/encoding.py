@@ -1,8 +1,11 @@
-"""Records to :class:`~swgpu.io.sequence.Sequence` objects, a group at a time.
+"""Records to :class:`~swgpu.io.sequence.Sequence` objects, a group at a time
+(:func:`encode_batches`), or to one :class:`~swgpu.io.sequence_batch.SequenceBatch`
+(:func:`encode_block`).
 
 The letters of a batch of records (:class:`~swgpu.io.batches.RecordBatch`)
-are encoded with one ``bytes.translate``; each record's codes are a read-only
-view of the result. Records are checked and made in groups of
+are encoded with one ``bytes.translate``, which also drops the marks between
+records, so that the codes of all records lie end to end; each record's codes
+are a read-only view of the result. Records are checked and made in groups of
 :data:`ENCODE_GROUP`: a group's names and lengths are checked before its
 letters, so that of several problems in a group the first record without a
 name or letters is reported before an invalid letter.
@@ -14,12 +17,15 @@ from bisect import bisect_right
 from itertools import accumulate
 from typing import Iterable, Iterator
 
+import numpy as np
+
 from ..exceptions import InputError
 from .alphabet import Alphabet
-from .batches import RecordBatch
+from .batches import SEP, RecordBatch
 from .sequence import Sequence, code_views, make_sequences
+from .sequence_batch import SequenceBatch
 
-__all__ = ["ENCODE_GROUP", "encode_batches"]
+__all__ = ["ENCODE_GROUP", "encode_batches", "encode_block"]
 
 
 #: Records encoded together (one table look-up for their letters; their names
@@ -29,19 +35,30 @@ ENCODE_GROUP = 4096
 
 class _Encoded:
     """A batch with its letters encoded: each record's length, its end in ``codes``
-    (the codes of :attr:`RecordBatch.joined`) and its codes (a view)."""
+    (the codes of :attr:`RecordBatch.joined` without the marks between records,
+    end to end) and its codes (a view, made when asked for)."""
 
     def __init__(self, batch: RecordBatch, alpha: Alphabet):
         self.batch = batch
         self.lengths = list(map(len, batch.texts))
-        self.ends = list(accumulate(length + 1 for length in self.lengths))
-        # one look-up for all letters (255: not a letter of the alphabet); the marks between records stay 0
-        self.codes = batch.joined.translate(bytes([0]) + alpha.table[1:])
-        self.views = code_views(self.codes, self.ends, self.lengths)
+        self.ends = list(accumulate(self.lengths))
+        # one look-up for all letters (255: not a letter of the alphabet), the marks dropped
+        self.codes = batch.joined.translate(alpha.table, SEP)
+        self._views: list | None = None
+
+    @property
+    def views(self) -> list:
+        if self._views is None:
+            self._views = code_views(self.codes, self.ends, self.lengths)
+        return self._views
+
+    def span(self, lo: int, hi: int) -> tuple[int, int]:
+        """Where the codes of records ``lo .. hi - 1`` lie in :attr:`codes`."""
+        return (self.ends[lo - 1] if lo else 0), (self.ends[hi - 1] if hi else 0)
 
     def first_bad(self, lo: int, hi: int) -> int | None:
         """The first of records ``lo .. hi - 1`` with a letter that is not of the alphabet, or None."""
-        bad = self.codes.find(255, self.ends[lo - 1] if lo else 0, self.ends[hi - 1] if hi else 0)
+        bad = self.codes.find(255, *self.span(lo, hi))
         return None if bad < 0 else bisect_right(self.ends, bad)
 
 
@@ -75,18 +92,18 @@ def _check(names: list[str], lengths: list[int], count: int, name: str) -> None:
         raise InputError(f"{name}: record {names[empty]!r} is empty (no sequence letters)")
 
 
-def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[list[Sequence]]:
-    """The records as :class:`Sequence` objects, a list per group of :data:`ENCODE_GROUP`.
-    A group's names and lengths are checked before its letters."""
+def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[tuple[list, dict]]:
+    """The groups of :func:`_groups`, each with its records' fields
+    (``names``, ``texts``, ``descriptions``, ``lengths``), once checked: a
+    group's names and lengths before its letters."""
     count = 0
     for group in _groups(batches, alpha):
-        names, texts, descriptions, lengths, views = [], [], [], [], []
+        names, texts, descriptions, lengths = [], [], [], []
         for part, lo, hi in group:
             names += part.batch.names[lo:hi]
             texts += part.batch.texts[lo:hi]
             descriptions += part.batch.descriptions[lo:hi]
             lengths += part.lengths[lo:hi]
-            views += part.views[lo:hi]
         _check(names, lengths, count, name)
         for part, lo, hi in group:
             k = part.first_bad(lo, hi)
@@ -95,7 +112,30 @@ def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -
                     alpha.encode(part.batch.texts[k], record=part.batch.names[k])
                 except InputError as exc:
                     raise InputError(f"{name}: {exc.message}", param=exc.param) from None
-        yield make_sequences(names, texts, views, alpha, descriptions)
+        yield group, {"names": names, "texts": texts, "descriptions": descriptions, "lengths": lengths}
         count += len(names)
     if count == 0:
         raise InputError(f"{name}: no sequence records found")
+
+
+def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[list[Sequence]]:
+    """The records as :class:`Sequence` objects, a list per group of :data:`ENCODE_GROUP`.
+    A group's names and lengths are checked before its letters."""
+    for group, f in _checked(batches, alpha, name):
+        views = [view for part, lo, hi in group for view in part.views[lo:hi]]
+        yield make_sequences(f["names"], f["texts"], views, alpha, f["descriptions"])
+
+
+def encode_block(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> SequenceBatch:
+    """All records as one :class:`SequenceBatch`, checked as :func:`encode_batches` checks them."""
+    names, texts, descriptions, lengths, pieces = [], [], [], [], []
+    for group, f in _checked(batches, alpha, name):
+        names += f["names"]
+        texts += f["texts"]
+        descriptions += f["descriptions"]
+        lengths += f["lengths"]
+        pieces += [memoryview(part.codes)[slice(*part.span(lo, hi))] for part, lo, hi in group]
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    codes = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+    return SequenceBatch(names, descriptions, texts, np.frombuffer(codes, dtype=np.uint8), offsets, alpha)

@@ -22,8 +22,9 @@ import os
 
 from ..exceptions import InputError
 from .alphabet import DNA, Alphabet, check_alphabet
-from .readers import STDIN, input_lines, read_sequences, source_name
+from .readers import STDIN, input_lines, read_sequence_batch, source_name
 from .sequence import Sequence, decode_header
+from .sequence_batch import SequenceBatch
 
 __all__ = ["read_pairs", "read_pair_files"]
 
@@ -69,19 +70,18 @@ def read_pairs(path, *, expect: str | Alphabet | None = None) -> tuple[list[Sequ
 
 
 def read_pair_files(query_path, target_path, *,
-                    expect: str | Alphabet | None = None) -> tuple[list[Sequence], list[Sequence]]:
-    """Record ``i`` of the query file paired with record ``i`` of the target file.
+                    expect: str | Alphabet | None = None) -> tuple[SequenceBatch, SequenceBatch]:
+    """Record ``i`` of the query file paired with record ``i`` of the target file,
+    each file as a :class:`~swgpu.io.sequence_batch.SequenceBatch` (a sequence
+    of :class:`Sequence` whose codes lie end to end, as bulk scoring reads them).
 
     One of the two may be standard input (``"-"``). With ``expect`` (``DNA``),
     each file's letters must look like DNA (:func:`~swgpu.io.alphabet.check_alphabet`).
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    queries = read_sequences(query_path, DNA)
-    targets = read_sequences(target_path, DNA)
-    for path, seqs in ((query_path, queries), (target_path, targets)):
-        if expect is not None:
-            check_alphabet(seqs, expect, _WHAT, source=source_name(path), hint=None)
+    queries, targets = (read_sequence_batch(path, DNA, expect=expect, what=_WHAT, hint=None)
+                        for path in (query_path, target_path))
     if len(queries) != len(targets):
         raise InputError(f"{source_name(query_path)} has {len(queries)} records but {source_name(target_path)} "
                          f"has {len(targets)}; screen pairs record i with record i")

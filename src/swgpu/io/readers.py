@@ -34,10 +34,12 @@ from typing import BinaryIO, Iterator
 from ..exceptions import InputError
 from .alphabet import SAMPLE_LETTERS, Alphabet, check_alphabet, get_alphabet, guess_alphabet
 from .batches import RecordBatch, fasta_batches
-from .encoding import encode_batches
+from .encoding import encode_batches, encode_block
 from .sequence import Sequence, decode_header
+from .sequence_batch import SequenceBatch
 
-__all__ = ["STDIN", "read_sequences", "iter_sequences", "detect_alphabet", "input_lines", "source_name"]
+__all__ = ["STDIN", "read_sequences", "read_sequence_batch", "iter_sequences", "detect_alphabet", "input_lines",
+           "source_name"]
 
 #: The path that means standard input.
 STDIN = "-"
@@ -288,17 +290,28 @@ def detect_alphabet(path) -> Alphabet:
     return guess_alphabet(sample)
 
 
-def _sequence_groups(path, alphabet: str | Alphabet | None, expect: str | Alphabet | None,
-                     what: str) -> Iterator[list[Sequence]]:
-    """The records of ``path`` as :class:`Sequence` objects, a list per group (see :func:`iter_sequences`)."""
-    path = os.fspath(path)
+def _prepared(path: str, alphabet: str | Alphabet | None,
+              expect: str | Alphabet | None) -> tuple[Iterator[RecordBatch], Alphabet, int]:
+    """The record batches of ``path``, the alphabet to encode them with, and how
+    many of the first records the alphabet check must look at (0: none).
+
+    The check counts the letters of the records the alphabet was guessed from,
+    by the same rule: it is needed only when that guess is not ``expect``."""
     batches = _records(path)
     head, count, sample = _head(batches)
     guessed = guess_alphabet(sample)
     alpha = get_alphabet(alphabet) if alphabet is not None else guessed
-    groups = encode_batches(chain(head, batches), alpha, source_name(path))
-    # the check counts the letters of the same records by the same rule: needed only when the sample disagrees
-    if expect is not None and guessed is not get_alphabet(expect):
+    check = count if expect is not None and guessed is not get_alphabet(expect) else 0
+    return chain(head, batches), alpha, check
+
+
+def _sequence_groups(path, alphabet: str | Alphabet | None, expect: str | Alphabet | None,
+                     what: str) -> Iterator[list[Sequence]]:
+    """The records of ``path`` as :class:`Sequence` objects, a list per group (see :func:`iter_sequences`)."""
+    path = os.fspath(path)
+    batches, alpha, count = _prepared(path, alphabet, expect)
+    groups = encode_batches(batches, alpha, source_name(path))
+    if count:
         first: list[list[Sequence]] = []
         while sum(map(len, first)) < count and (group := next(groups, None)) is not None:
             first.append(group)
@@ -329,3 +342,21 @@ def read_sequences(path, alphabet: str | Alphabet | None = None, *, expect: str 
     for group in _sequence_groups(path, alphabet, expect, what):
         out += group
     return out
+
+
+def read_sequence_batch(path, alphabet: str | Alphabet | None = None, *, expect: str | Alphabet | None = None,
+                        what: str = "the expected alphabet", hint: str | None = "give the alphabet explicitly to override"
+                        ) -> SequenceBatch:
+    """All records of a file as one :class:`~swgpu.io.sequence_batch.SequenceBatch`
+    (codes end to end; the :class:`Sequence` objects made only when asked for):
+    the records, alphabet and error messages of :func:`read_sequences`, with
+    the alphabet check's ``hint`` (see :func:`~swgpu.io.alphabet.check_alphabet`).
+    The alphabet is checked once every record has been read, so of a letter
+    that is not of the alphabet and letters that look like another alphabet,
+    the first is reported."""
+    path = os.fspath(path)
+    batches, alpha, count = _prepared(path, alphabet, expect)
+    block = encode_block(batches, alpha, source_name(path))
+    if count:
+        check_alphabet(block[:count], expect, what, source=source_name(path), hint=hint)
+    return block

@@ -39,15 +39,17 @@ import numpy as np
 
 from ..align.alignment import Alignment
 from ..engines import get_engine
+from ..engines.bulk import PairBatch
 from ..exceptions import InputError
 from ..io.sequence import Sequence
+from ..io.sequence_batch import SequenceBatch
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
 from .limits import check_pairs
 from .strands import strands_for
 from .tracing import PairJob, Traceback
 
-__all__ = ["Screener", "ScreenResult", "KERNELS"]
+__all__ = ["Screener", "ScreenResult", "KERNELS", "pair_cells"]
 
 KERNELS = ("auto", "bitwise", "wordwise", "group")
 
@@ -61,6 +63,17 @@ class ScreenResult:
     selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     alignments: list[Alignment] = field(default_factory=list)
     strands: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="<U1"))
+
+
+def _lengths(seqs) -> np.ndarray:
+    if isinstance(seqs, SequenceBatch):
+        return seqs.lengths
+    return np.fromiter((len(s.text) for s in seqs), dtype=np.int64, count=len(seqs))
+
+
+def pair_cells(queries: Seq[Sequence], targets: Seq[Sequence]) -> int:
+    """DP cells of the pairs ``(queries[i], targets[i])``: the sum of their length products."""
+    return int(np.dot(_lengths(queries), _lengths(targets)))
 
 
 class Screener:
@@ -103,9 +116,13 @@ class Screener:
         if len(queries) != len(targets):
             raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with "
                              "record i", param="targets")
-        check_pairs(self.scoring, [len(q.text) for q in queries], [len(t.text) for t in targets])
-        qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
-        raw = self._scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
+        check_pairs(self.scoring, _lengths(queries), _lengths(targets))
+        if self._signs == ("+",) and isinstance(queries, SequenceBatch) and isinstance(targets, SequenceBatch):
+            # codes already end to end: scored as they lie, no Sequence objects made
+            raw = self._scorer.scores(PairBatch(queries.codes, queries.offsets, targets.codes, targets.offsets))
+        else:
+            qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
+            raw = self._scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
         self.last_timings = self._scorer.last_timings
         n = len(queries)
         if len(self._signs) == 1:

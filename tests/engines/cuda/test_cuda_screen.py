@@ -216,15 +216,18 @@ def test_group_default_shape_matches_cpu_on_benchmark_shapes(screen, m, params):
 
 
 @pytest.mark.parametrize("kernel", ["bitwise", "wordwise", "group"])
-def test_pair_batch_equals_lists_across_staging_chunks(monkeypatch, kernel):
+@pytest.mark.parametrize("pageable", [0, 1 << 30])
+def test_pair_batch_equals_lists_across_staging_chunks(monkeypatch, kernel, pageable):
     """A PairBatch gives the scores of the lists it holds, also when its codes
-    cross many staging chunks and waves of the pinned ring."""
+    cross many staging chunks and waves of the pinned ring, or are copied
+    without a ring (pageable)."""
     from swgpu.engines.bulk import PairBatch
     from swgpu.engines.cuda import staging
     from swgpu.engines.cuda.screen import screen_scores_cuda
 
     monkeypatch.setattr(staging.Stager, "CHUNK", 4096)
     monkeypatch.setattr(staging.Stager, "SLOTS", 3)
+    monkeypatch.setattr(staging.Stager, "PAGEABLE_MAX", pageable)
     staging._stagers.clear()
     rng = np.random.default_rng(12)
     qs, ts = random_pairs(rng, 300, (0, 80), (0, 300))

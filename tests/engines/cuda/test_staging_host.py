@@ -53,6 +53,7 @@ def _device(n):
 def small_ring(monkeypatch):
     monkeypatch.setattr(staging.Stager, "CHUNK", 64)
     monkeypatch.setattr(staging.Stager, "SLOTS", 3)
+    monkeypatch.setattr(staging.Stager, "PAGEABLE_MAX", 0)  # every upload through the ring
 
 
 @pytest.mark.parametrize("threads", [1, 2, 5])
@@ -86,20 +87,51 @@ def test_ready_waits_for_the_prefix(small_ring):
     np.testing.assert_array_equal(dev.host, host)
 
 
-def test_a_failed_copy_is_raised_and_the_ring_is_usable_again(small_ring):
+@pytest.mark.parametrize("pageable", [0, 1 << 20])
+def test_a_failed_copy_is_raised_and_the_stager_is_usable_again(small_ring, monkeypatch, pageable):
+    """Through the ring, or copied without one (pageable): the error reaches
+    the waiting thread, and the stager is not left busy."""
+    monkeypatch.setattr(staging.Stager, "PAGEABLE_MAX", pageable)
     cp = FakeCupy(fail_at=3)
     st = staging.Stager(cp, 3)
-    host = np.ones(1000, dtype=np.uint8)
+    host = np.arange(1000, dtype=np.uint32).astype(np.uint8)
     up = st.upload([(host, _device(1000))], SimpleNamespace(ptr=1))
     with pytest.raises(RuntimeError, match="copy failed"):
         up.finish()
     cp.fail_at = None
     dev = _device(1000)
-    st.upload([(host, dev)], SimpleNamespace(ptr=1)).finish()  # the ring was released
+    st.upload([(host, dev)], SimpleNamespace(ptr=1)).finish()
     np.testing.assert_array_equal(dev.host, host)
+    assert (st.buf is None) == bool(pageable)
 
 
 def test_empty_upload():
     st = staging.Stager(FakeCupy())
     up = st.upload([], SimpleNamespace(ptr=1))
     assert up.finish() is None
+
+
+def test_a_small_first_upload_is_copied_without_a_ring(monkeypatch):
+    """Up to PAGEABLE_MAX bytes, before any ring exists: copied from where they
+    lie, in order, in the calling thread, and no pinned memory is allocated."""
+    monkeypatch.setattr(staging.Stager, "CHUNK", 64)
+    monkeypatch.setattr(staging.Stager, "PAGEABLE_MAX", 1000)
+    cp = FakeCupy()
+    cp.cuda.alloc_pinned_memory = None  # must not be called
+    st = staging.Stager(cp, 4)
+    rng = np.random.default_rng(3)
+    parts = [rng.integers(0, 256, n, dtype=np.uint8) for n in (300, 0, 129, 500)]
+    devs = [_device(n) for n in (300, 0, 129, 500)]
+    up = st.upload(list(zip(parts, devs)), SimpleNamespace(ptr=1))
+    assert up.ready(3, 10) is not None and up.ready(1, 0) is not None
+    assert up.finish() is not None
+    for h, d in zip(parts, devs):
+        np.testing.assert_array_equal(d.host[: h.size], h)
+    assert [n for _, n in cp.copies] == [64] * 4 + [44] + [64, 64, 1] + [64] * 7 + [52]  # chunk by chunk, in order
+    assert st.buf is None
+    more = [rng.integers(0, 256, 1001, dtype=np.uint8)]  # past PAGEABLE_MAX: the ring is made
+    cp.cuda.alloc_pinned_memory = lambda n: bytearray(n)
+    dev = _device(1001)
+    st.upload([(more[0], dev)], SimpleNamespace(ptr=1)).finish()
+    np.testing.assert_array_equal(dev.host, more[0])
+    assert st.buf is not None

@@ -1,0 +1,91 @@
+"""Many records read together, kept as flat arrays: :class:`SequenceBatch`.
+
+A file of many short records (the reads of a screen) is mostly the cost of
+its objects: making a :class:`~swgpu.io.sequence.Sequence` for each of 40,000
+records takes about as long as reading and encoding them. A batch holds the
+records' codes end to end with their offsets -- the form the bulk kernels
+read -- and their names and letters as lists, and makes the
+:class:`~swgpu.io.sequence.Sequence` objects only when one is asked for (then
+all of them at once, each made once).
+
+>>> from swgpu.io.sequence import Sequence
+>>> batch = SequenceBatch.from_sequences([Sequence.from_text("r1", "ACGT"), Sequence.from_text("r2", "GGN")])
+>>> len(batch), batch.names, batch.lengths.tolist(), batch.offsets.tolist(), batch.codes.tolist()
+(2, ['r1', 'r2'], [4, 3], [0, 4, 7], [0, 1, 2, 3, 2, 2, 4])
+>>> batch[1].name, batch[1].text, batch[1].codes.tolist(), [s.name for s in batch]
+('r2', 'GGN', [2, 2, 4], ['r1', 'r2'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence as SequenceABC
+from typing import Iterator
+
+import numpy as np
+
+from .alphabet import Alphabet, get_alphabet
+from .sequence import Sequence, code_views, make_sequences
+
+__all__ = ["SequenceBatch"]
+
+
+class SequenceBatch(SequenceABC):
+    """Records as flat arrays; a read-only sequence of :class:`Sequence`.
+
+    ``names``, ``descriptions`` and ``texts`` (the letters as read) are lists of
+    ``str``; ``codes`` is every record's codes end to end (``uint8``, read-only)
+    and record ``k`` is ``codes[offsets[k]:offsets[k + 1]]`` (``offsets``:
+    ``int64``, ``len + 1`` of them, from 0). Indexing or iterating makes the
+    :class:`Sequence` objects (all at once, the first time); their ``codes``
+    are views of ``codes``.
+    """
+
+    __slots__ = ("names", "descriptions", "texts", "codes", "offsets", "alphabet", "_items")
+
+    def __init__(self, names: list[str], descriptions: list[str], texts: list[str], codes: np.ndarray,
+                 offsets: np.ndarray, alphabet: str | Alphabet):
+        if not len(names) == len(descriptions) == len(texts) == offsets.size - 1:
+            raise ValueError("SequenceBatch: names, descriptions, texts and offsets disagree on the count")
+        if codes.dtype != np.uint8 or codes.ndim != 1 or offsets.dtype != np.int64 or offsets[-1] != codes.size:
+            raise ValueError("SequenceBatch: codes must be 1-D uint8, offsets int64 ending at their size")
+        if codes.flags.writeable:
+            codes = codes.view()
+            codes.flags.writeable = False
+        self.names, self.descriptions, self.texts = names, descriptions, texts
+        self.codes, self.offsets = codes, offsets
+        self.alphabet = get_alphabet(alphabet)
+        self._items: list[Sequence] | None = None
+
+    @classmethod
+    def from_sequences(cls, sequences: list[Sequence]) -> "SequenceBatch":
+        """A batch of ``sequences`` (one alphabet; the first one's, DNA when none)."""
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+        offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        codes = np.concatenate([s.codes for s in sequences]).astype(np.uint8) if sequences else np.zeros(0, np.uint8)
+        return cls([s.name for s in sequences], [s.description for s in sequences], [s.text for s in sequences],
+                   codes, offsets, sequences[0].alphabet if sequences else "dna")
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """Each record's length (``int64``)."""
+        return np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def _made(self) -> list[Sequence]:
+        if self._items is None:
+            ends = self.offsets[1:].tolist()
+            views = code_views(self.codes, ends, np.diff(self.offsets).tolist())
+            self._items = make_sequences(self.names, self.texts, views, self.alphabet, self.descriptions)
+        return self._items
+
+    def __getitem__(self, index):
+        return self._made()[index]
+
+    def __iter__(self) -> Iterator[Sequence]:
+        return iter(self._made())
+
+    def __repr__(self) -> str:
+        return f"SequenceBatch({len(self)} records, {self.codes.size} letters, {self.alphabet.name})"
