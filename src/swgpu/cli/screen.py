@@ -78,10 +78,11 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
-def _names(seqs) -> list[str]:
-    """The records' names (a :class:`~swgpu.io.sequence_batch.SequenceBatch` keeps them as a list)."""
-    names = getattr(seqs, "names", None)
-    return names if isinstance(names, list) else [s.name for s in seqs]
+def _column(seqs, field: str) -> list[str]:
+    """Each record's ``name`` or ``text`` (a :class:`~swgpu.io.sequence_batch.SequenceBatch`
+    keeps them as lists, ``names`` and ``texts``)."""
+    kept = getattr(seqs, field + "s", None)
+    return kept if isinstance(kept, list) else [getattr(s, field) for s in seqs]
 
 
 def run(args) -> int:
@@ -115,13 +116,14 @@ def _run(args) -> int:
     if args.threshold is None:
         with OutputFile(args.output) as out:
             out.write("query\ttarget\tscore\n")
-            out.write("".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(_names(queries), _names(targets),
+            out.write("".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(_column(queries, "name"), _column(targets, "name"),
                                                                      result.scores.tolist())))
         report.phase("write")
         report.summary(f"{pairs} scored, score table written")
         return 0
+    texts = _column(queries, "text")
     written = write_alignments(args, scoring,
-                               [(aln, queries[i].text) for i, aln in zip(result.selected.tolist(), result.alignments)])
+                               [(aln, texts[i]) for i, aln in zip(result.selected.tolist(), result.alignments)])
     report.phase("write")
     report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
                    f"{plural(written, 'alignment')} written")

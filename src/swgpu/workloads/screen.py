@@ -141,6 +141,7 @@ class Screener:
         trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
                           scoring=self.scoring)
         picked = selected.tolist()
+        queries, targets = list(queries), list(targets)  # (a SequenceBatch makes its Sequence objects once)
         qs, ts = [queries[i] for i in picked], [targets[i] for i in picked]
         spaces = [(len(q.text), len(t.text), 1) for q, t in zip(qs, ts)]  # (the length of a Sequence: its text's)
         jobs = list(map(PairJob, qs, ts, scores[selected].tolist(), spaces, [f"pair {i}" for i in picked],

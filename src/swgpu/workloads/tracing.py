@@ -129,7 +129,8 @@ class Traceback:
         pairs, owners, expected = [], [], []
         windowed = self.scoring is not None  # long targets may be traced on windows
         for k, job in enumerate(jobs):
-            if windowed and len(job.target) > self.long_target and self._windows(job.query, job.target) is not None:
+            long = windowed and len(job.target.text) > self.long_target  # (a Sequence's length: its text's)
+            if long and self._windows(job.query, job.target) is not None:
                 continue
             if job.strand == "both":
                 pairs += [(job.query, job.target), (job.query.reverse_complement(), job.target)]

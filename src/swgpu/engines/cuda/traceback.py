@@ -68,7 +68,7 @@ class CudaTracer:
             if q.alphabet is not alphabet or t.alphabet is not alphabet:
                 self.check(q, t)
         out: list = [None] * len(pairs)
-        ids = [k for k, (q, t) in enumerate(pairs) if len(q) and len(t)]
+        ids = [k for k, (q, t) in enumerate(pairs) if q.text and t.text]  # (a Sequence's length: its text's)
         if len(ids) < len(pairs):
             for k in set(range(len(pairs))) - set(ids):
                 out[k] = Alignment.empty_for(*pairs[k])
