@@ -122,7 +122,9 @@ def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -
     """The records as :class:`Sequence` objects, a list per group of :data:`ENCODE_GROUP`.
     A group's names and lengths are checked before its letters."""
     for group, f in _checked(batches, alpha, name):
-        views = [view for part, lo, hi in group for view in part.views[lo:hi]]
+        views: list = []
+        for part, lo, hi in group:
+            views += part.views[lo:hi]
         yield make_sequences(f["names"], f["texts"], views, alpha, f["descriptions"])
 
 
