@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swgpu.exceptions import InputError
 from swgpu.io.alphabet import DNA, PROTEIN, SAMPLE_LETTERS, check_alphabet
@@ -158,3 +161,48 @@ def test_a_list_is_judged_at_once_as_record_by_record(seed):
             assert messages[0] == messages[1]
             if len(seqs) > 1 and sum(len(s) for s in seqs) > SAMPLE_LETTERS:
                 assert messages[0] is None or "record 's" in messages[0]
+
+
+def _check_one_by_one(sequences, expected, what, source=None, hint=None):
+    """check_alphabet as it was written before, record by record: the reference."""
+    from swgpu.io.alphabet import SAMPLE_LETTERS, _counts, _verdict, get_alphabet
+
+    expected = get_alphabet(expected)
+    letters = nucleotides = 0
+    first = odd = None
+    for seq in sequences:
+        n, nuc = _counts(seq.text)
+        letters, nucleotides = letters + n, nucleotides + nuc
+        if first is None:
+            first = seq
+        if odd is None and n and _verdict(n, nuc) is not expected:
+            odd = seq
+        if letters >= SAMPLE_LETTERS:
+            break
+    looks = _verdict(letters, nucleotides)
+    if not letters or looks is expected:
+        return None
+    return f"record {(odd or first).name!r}: the letters look like {looks.name}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text("ACGTNacgtMKVLWRYB*xX", max_size=12), max_size=25), st.sampled_from(["dna", "protein"]),
+       st.integers(1, 40), st.integers(1, 4))
+def test_check_alphabet_counts_as_record_by_record(texts, expected, sample, chunk):
+    """The counts in one pass over many records give the verdict and the record
+    named that counting record by record gives, wherever the sample ends."""
+    import swgpu.io.alphabet as alphabet_module
+
+    seqs = [SimpleNamespace(name=f"r{k}", text=t) for k, t in enumerate(texts)]
+    old = (alphabet_module.SAMPLE_LETTERS, alphabet_module._CHECK_CHUNK)
+    alphabet_module.SAMPLE_LETTERS, alphabet_module._CHECK_CHUNK = sample, chunk
+    try:
+        want = _check_one_by_one(seqs, expected, "x")
+        try:
+            check_alphabet(seqs, expected, "x")
+            got = None
+        except InputError as exc:
+            got = exc.message.split(", but")[0]
+    finally:
+        alphabet_module.SAMPLE_LETTERS, alphabet_module._CHECK_CHUNK = old
+    assert got == want

@@ -144,3 +144,32 @@ def test_the_sequences_are_made_once_when_first_asked_for(tmp_path):
     assert batch._items is None and batch.lengths.sum() == batch.codes.size
     first = batch[10]
     assert batch._items is not None and batch[10] is first
+
+
+def test_both_pair_files_are_read_before_their_alphabets_are_checked(tmp_path):
+    """A letter that is not DNA in the target file is reported before query letters that look like protein."""
+    (tmp_path / "q.fa").write_text(">r0\n" + "RYKMSWBDHV" * 5 + "\n")
+    (tmp_path / "t.fa").write_text(">r0\nACGTE\n")
+    with pytest.raises(InputError, match="t.fa: record 'r0', position 5: 'E' is not a valid dna letter"):
+        read_pair_files(tmp_path / "q.fa", tmp_path / "t.fa", expect=DNA)
+
+
+def test_records_pickling_and_checks():
+    import pickle
+
+    seqs = [Sequence.from_text("a", "ACGT"), Sequence.from_text("b", "GGA", description="d")]
+    batch = SequenceBatch.from_sequences(seqs)
+    assert list(batch.records()) == [("a", "ACGT"), ("b", "GGA")] and batch._items is None
+    batch[0]
+    copy = pickle.loads(pickle.dumps(batch))
+    assert not copy.codes.flags.writeable and copy._items is None
+    _same(copy, seqs)
+    strided = np.zeros(14, np.uint8)[::2]  # not contiguous: copied
+    odd = SequenceBatch(["x"], [""], ["AAAAAAA"], strided, np.array([0, 7]), "dna")
+    assert odd[0].codes.tolist() == [0] * 7
+    three = np.zeros(3, np.uint8)
+    for offsets in ([1, 2, 3], [0, 4, 3]):  # not from 0; falling
+        with pytest.raises(ValueError, match="rising from 0"):
+            SequenceBatch(["x", "y"], ["", ""], ["AC", "G"], three, np.array(offsets), "dna")
+    with pytest.raises(ValueError, match="more than one alphabet"):
+        SequenceBatch.from_sequences([Sequence.from_text("d", "ACGT"), Sequence.from_text("p", "MKVW")])

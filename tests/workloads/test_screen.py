@@ -153,3 +153,5 @@ def test_a_sequence_batch_screens_as_its_list(strand, device):
     np.testing.assert_array_equal(got.strands, want.strands)
     assert [a.cigar for a in got.alignments] == [a.cigar for a in want.alignments]
     assert pair_cells(qb, tb) == pair_cells(qs, ts) == sum(len(q) * len(t) for q, t in zip(qs, ts))
+    with pytest.raises(InputError, match="150 queries but 149 targets"):
+        pair_cells(qb, ts[1:])

@@ -27,11 +27,12 @@ Two alphabets exist, each a fixed ordering of letters to codes 0..size-1:
 
 from __future__ import annotations
 
+from itertools import islice
+from typing import Iterable
+
 import numpy as np
 
 from ..exceptions import InputError
-
-from typing import Iterable
 
 __all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "SAMPLE_LETTERS", "check_alphabet", "get_alphabet",
            "guess_alphabet", "reverse_complement"]
@@ -142,6 +143,23 @@ def _counts(text: str | bytes) -> tuple[int, int]:
     return int(np.count_nonzero(_IS_LETTER[arr])), int(np.count_nonzero(_IS_NUCLEOTIDE[arr]))
 
 
+#: Records whose letters :func:`check_alphabet` counts together.
+_CHECK_CHUNK = 1024
+
+
+def _record_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_counts` of each of ``texts``, in one pass over all of them."""
+    arr = np.frombuffer("".join(texts).encode("latin-1"), dtype=np.uint8)
+    ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+    out = []
+    for table in (_IS_LETTER, _IS_NUCLEOTIDE):
+        running = np.zeros(arr.size + 1, dtype=np.int64)
+        np.cumsum(table[arr], out=running[1:])
+        at = running[ends]
+        out.append(np.diff(at, prepend=0))
+    return out[0], out[1]
+
+
 def _verdict(letters: int, nucleotides: int) -> Alphabet:
     return DNA if nucleotides >= 0.9 * letters else PROTEIN
 
@@ -177,17 +195,21 @@ def check_alphabet(sequences: Iterable, expected: str | Alphabet, what: str = "t
     alphabet | lambda.fa: record 'lam': the letters look like dna, but the database is protein; give the alphabet explicitly to override
     """
     expected = get_alphabet(expected)
+    records = iter(sequences)
     letters = nucleotides = 0
     first = odd = None
-    for seq in sequences:
-        n, nuc = _counts(seq.text)
-        letters, nucleotides = letters + n, nucleotides + nuc
+    while letters < SAMPLE_LETTERS and (chunk := list(islice(records, _CHECK_CHUNK))):
         if first is None:
-            first = seq
-        if odd is None and n and _verdict(n, nuc) is not expected:
-            odd = seq
-        if letters >= SAMPLE_LETTERS:
-            break
+            first = chunk[0]
+        n, nuc = _record_counts([seq.text for seq in chunk])
+        # the records up to the one where the sample's letters are reached
+        take = min(int(np.searchsorted(letters + np.cumsum(n), SAMPLE_LETTERS)) + 1, len(chunk))
+        n, nuc = n[:take], nuc[:take]
+        if odd is None:
+            looks_dna = nuc >= 0.9 * n  # the rule of _verdict, record by record
+            wrong = np.flatnonzero((n > 0) & (looks_dna != (expected is DNA)))
+            odd = chunk[int(wrong[0])] if wrong.size else None
+        letters, nucleotides = letters + int(n.sum()), nucleotides + int(nuc.sum())
     looks = _verdict(letters, nucleotides)
     if not letters or looks is expected:
         return

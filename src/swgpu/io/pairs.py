@@ -80,8 +80,10 @@ def read_pair_files(query_path, target_path, *,
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    queries, targets = (read_sequence_batch(path, DNA, expect=expect, what=_WHAT, hint=None)
-                        for path in (query_path, target_path))
+    queries, targets = (read_sequence_batch(path, DNA) for path in (query_path, target_path))
+    if expect is not None:  # both files read first, then checked (a letter that is not DNA is found first)
+        for path, batch in ((query_path, queries), (target_path, targets)):
+            check_alphabet(batch.records(), expect, _WHAT, source=source_name(path), hint=None)
     if len(queries) != len(targets):
         raise InputError(f"{source_name(query_path)} has {len(queries)} records but {source_name(target_path)} "
                          f"has {len(targets)}; screen pairs record i with record i")

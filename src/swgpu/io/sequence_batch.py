@@ -19,14 +19,21 @@ all of them at once, each made once).
 from __future__ import annotations
 
 from collections.abc import Sequence as SequenceABC
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import numpy as np
 
 from .alphabet import Alphabet, get_alphabet
 from .sequence import Sequence, code_views, make_sequences
 
-__all__ = ["SequenceBatch"]
+__all__ = ["SequenceBatch", "Record"]
+
+
+class Record(NamedTuple):
+    """A record's name and letters, without its codes (:meth:`SequenceBatch.records`)."""
+
+    name: str
+    text: str
 
 
 class SequenceBatch(SequenceABC):
@@ -46,8 +53,10 @@ class SequenceBatch(SequenceABC):
                  offsets: np.ndarray, alphabet: str | Alphabet):
         if not len(names) == len(descriptions) == len(texts) == offsets.size - 1:
             raise ValueError("SequenceBatch: names, descriptions, texts and offsets disagree on the count")
-        if codes.dtype != np.uint8 or codes.ndim != 1 or offsets.dtype != np.int64 or offsets[-1] != codes.size:
-            raise ValueError("SequenceBatch: codes must be 1-D uint8, offsets int64 ending at their size")
+        if codes.dtype != np.uint8 or codes.ndim != 1 or offsets.dtype != np.int64 or offsets.ndim != 1 \
+                or offsets[0] != 0 or offsets[-1] != codes.size or np.any(offsets[1:] < offsets[:-1]):
+            raise ValueError("SequenceBatch: codes must be 1-D uint8, offsets int64 rising from 0 to their size")
+        codes = np.ascontiguousarray(codes)
         if codes.flags.writeable:
             codes = codes.view()
             codes.flags.writeable = False
@@ -58,7 +67,9 @@ class SequenceBatch(SequenceABC):
 
     @classmethod
     def from_sequences(cls, sequences: list[Sequence]) -> "SequenceBatch":
-        """A batch of ``sequences`` (one alphabet; the first one's, DNA when none)."""
+        """A batch of ``sequences``, all of one alphabet (DNA when there are none)."""
+        if len({s.alphabet.name for s in sequences}) > 1:
+            raise ValueError("SequenceBatch.from_sequences: the sequences have more than one alphabet")
         lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
         offsets = np.zeros(len(sequences) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
@@ -73,6 +84,13 @@ class SequenceBatch(SequenceABC):
 
     def __len__(self) -> int:
         return len(self.names)
+
+    def records(self) -> Iterator[Record]:
+        """Each record's name and letters, in order, without making :class:`Sequence` objects."""
+        return map(Record, self.names, self.texts)
+
+    def __reduce__(self):
+        return type(self), (self.names, self.descriptions, self.texts, self.codes, self.offsets, self.alphabet.name)
 
     def _made(self) -> list[Sequence]:
         if self._items is None:

@@ -73,6 +73,9 @@ def _lengths(seqs) -> np.ndarray:
 
 def pair_cells(queries: Seq[Sequence], targets: Seq[Sequence]) -> int:
     """DP cells of the pairs ``(queries[i], targets[i])``: the sum of their length products."""
+    if len(queries) != len(targets):
+        raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with record i",
+                         param="targets")
     return int(np.dot(_lengths(queries), _lengths(targets)))
 
 

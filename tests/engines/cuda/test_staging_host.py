@@ -135,3 +135,20 @@ def test_a_small_first_upload_is_copied_without_a_ring(monkeypatch):
     st.upload([(more[0], dev)], SimpleNamespace(ptr=1)).finish()
     np.testing.assert_array_equal(dev.host, more[0])
     assert st.buf is not None
+
+
+def test_an_interrupt_during_a_pageable_copy_goes_on_up_and_frees_the_stager(monkeypatch):
+    monkeypatch.setattr(staging.Stager, "CHUNK", 64)
+    cp = FakeCupy()
+    st = staging.Stager(cp, 2)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    cp.cuda.runtime.memcpyAsync = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        st.upload([(np.ones(100, np.uint8), _device(100))], SimpleNamespace(ptr=1))
+    cp.cuda.runtime.memcpyAsync = cp._memcpy
+    dev = _device(100)
+    st.upload([(np.ones(100, np.uint8), dev)], SimpleNamespace(ptr=1)).finish()  # not left busy
+    assert dev.host.tolist() == [1] * 100

@@ -205,9 +205,9 @@ class Stager:
                 sent = (self._count, ev)
             for c in range(len(pieces)):
                 up._set(c, sent)
-        except BaseException as e:  # noqa: BLE001 - raised to the waiting thread, as a worker's would be
+        except Exception as e:  # noqa: BLE001 - raised to the waiting thread, as a worker's would be
             up._fail(e)
-        finally:
+        finally:  # (an interrupt goes on up from here, the stager released)
             up._worker_done()
         return up
 
