@@ -345,18 +345,16 @@ def read_sequences(path, alphabet: str | Alphabet | None = None, *, expect: str 
 
 
 def read_sequence_batch(path, alphabet: str | Alphabet | None = None, *, expect: str | Alphabet | None = None,
-                        what: str = "the expected alphabet", hint: str | None = "give the alphabet explicitly to override"
-                        ) -> SequenceBatch:
+                        what: str = "the expected alphabet") -> SequenceBatch:
     """All records of a file as one :class:`~swgpu.io.sequence_batch.SequenceBatch`
     (codes end to end; the :class:`Sequence` objects made only when asked for):
-    the records, alphabet and error messages of :func:`read_sequences`, with
-    the alphabet check's ``hint`` (see :func:`~swgpu.io.alphabet.check_alphabet`).
-    The alphabet is checked once every record has been read, so of a letter
-    that is not of the alphabet and letters that look like another alphabet,
-    the first is reported."""
+    the records, alphabet and error messages of :func:`read_sequences`. The
+    alphabet is checked once every record has been read, so of a letter that
+    is not of the alphabet and letters that look like another alphabet, the
+    first is reported."""
     path = os.fspath(path)
     batches, alpha, count = _prepared(path, alphabet, expect)
     block = encode_block(batches, alpha, source_name(path))
-    if count:
-        check_alphabet(block[:count], expect, what, source=source_name(path), hint=hint)
+    if count:  # (check_alphabet stops at the sample's last record)
+        check_alphabet(block.records(), expect, what, source=source_name(path))
     return block

@@ -94,8 +94,7 @@ class SequenceBatch(SequenceABC):
 
     def _made(self) -> list[Sequence]:
         if self._items is None:
-            ends = self.offsets[1:].tolist()
-            views = code_views(self.codes, ends, np.diff(self.offsets).tolist())
+            views = code_views(self.codes, self.offsets[1:].tolist(), self.lengths.tolist())
             self._items = make_sequences(self.names, self.texts, views, self.alphabet, self.descriptions)
         return self._items
 

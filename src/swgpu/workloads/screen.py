@@ -71,11 +71,15 @@ def _lengths(seqs) -> np.ndarray:
     return np.fromiter((len(s.text) for s in seqs), dtype=np.int64, count=len(seqs))
 
 
-def pair_cells(queries: Seq[Sequence], targets: Seq[Sequence]) -> int:
-    """DP cells of the pairs ``(queries[i], targets[i])``: the sum of their length products."""
+def _check_counts(queries: Seq[Sequence], targets: Seq[Sequence]) -> None:
     if len(queries) != len(targets):
         raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with record i",
                          param="targets")
+
+
+def pair_cells(queries: Seq[Sequence], targets: Seq[Sequence]) -> int:
+    """DP cells of the pairs ``(queries[i], targets[i])``: the sum of their length products."""
+    _check_counts(queries, targets)
     return int(np.dot(_lengths(queries), _lengths(targets)))
 
 
@@ -116,9 +120,7 @@ class Screener:
 
     def _strand_scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
         """Scores and their strands (``"+"``/``"-"``), one bulk pass for all strands."""
-        if len(queries) != len(targets):
-            raise InputError(f"{len(queries)} queries but {len(targets)} targets: screen pairs record i with "
-                             "record i", param="targets")
+        _check_counts(queries, targets)
         check_pairs(self.scoring, _lengths(queries), _lengths(targets))
         if self._signs == ("+",) and isinstance(queries, SequenceBatch) and isinstance(targets, SequenceBatch):
             # codes already end to end: scored as they lie, no Sequence objects made

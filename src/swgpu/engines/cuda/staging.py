@@ -134,8 +134,7 @@ class Stager:
         """Send chunks ``first``, ``first + step``, ... in order: wait until the
         chunk that last used the slot was sent and its transfer is done, copy
         into the slot, send it."""
-        cp = self._cp
-        rt = cp.cuda.runtime
+        rt = self._cp.cuda.runtime
         C = self.CHUNK
         try:
             rt.setDevice(self.device)
@@ -150,13 +149,8 @@ class Stager:
                 size = src.size
                 dst = self.buf[k * C : k * C + size]
                 np.copyto(dst, src)
-                with self._lock:
-                    rt.memcpyAsync(dptr, dst.ctypes.data, size, rt.memcpyHostToDevice, stream.ptr)
-                    ev = cp.cuda.Event(disable_timing=True)
-                    ev.record(stream)
-                    self.slot_events[k] = ev
-                    self._count += 1
-                    sent = (self._count, ev)
+                sent = self._send([(dptr, dst.ctypes.data, size)], stream)
+                self.slot_events[k] = sent[1]  # before the chunk counts as sent: the slot's next user reads it
                 up._set(c, sent)
         except BaseException as e:  # noqa: BLE001 - handed to the waiting thread
             up._fail(e)
@@ -187,22 +181,26 @@ class Stager:
             self.pool.submit(self._worker, w, workers, pieces, slots, stream, up)
         return up
 
+    def _send(self, copies: list, stream) -> tuple:
+        """Issue ``copies`` (device address, host address, bytes) on ``stream``
+        and record an event after them: ``(issue number, event)``. Under the
+        lock, so that issue numbers follow the stream's order."""
+        rt = self._cp.cuda.runtime
+        with self._lock:
+            for dptr, src, size in copies:
+                rt.memcpyAsync(dptr, src, size, rt.memcpyHostToDevice, stream.ptr)
+            ev = self._cp.cuda.Event(disable_timing=True)
+            ev.record(stream)
+            self._count += 1
+            return self._count, ev
 
     def _pageable(self, pieces: list, starts: list, ends: list, stream) -> Upload:
         """Send ``pieces`` from pageable memory at once, in this thread (the
         driver has copied the bytes when each call returns)."""
-        cp = self._cp
-        rt = cp.cuda.runtime
         up = Upload(len(pieces), starts, ends, self._busy.release)
         up.workers = 1
         try:
-            with self._lock:
-                for src, dptr in pieces:
-                    rt.memcpyAsync(dptr, src.ctypes.data, src.size, rt.memcpyHostToDevice, stream.ptr)
-                ev = cp.cuda.Event(disable_timing=True)
-                ev.record(stream)
-                self._count += 1
-                sent = (self._count, ev)
+            sent = self._send([(dptr, src.ctypes.data, src.size) for src, dptr in pieces], stream)
             for c in range(len(pieces)):
                 up._set(c, sent)
         except Exception as e:  # noqa: BLE001 - raised to the waiting thread, as a worker's would be
