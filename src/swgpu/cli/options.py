@@ -248,3 +248,34 @@ def write_alignments(args, scoring, rows, targets=None, descriptions=None, secon
         for aln, query_text in rows:
             writer.write(aln, query_text=query_text)
     return writer.count
+
+
+def write_batch(args, scoring, batch, queries, targets, alignments) -> int:
+    """Write an :class:`~swgpu.align.batch.AlignmentBatch` of alignments of
+    ``queries[batch.query_index[k]]`` against ``targets[batch.target_index[k]]``
+    (two :class:`~swgpu.io.sequence_batch.SequenceBatch`) to ``args.output`` in
+    ``args.format``: SAM and blast6 in compiled code, as the columns lie; the
+    other formats (or columns) one record at a time from ``alignments()`` (the
+    batch's :class:`~swgpu.align.alignment.Alignment` objects, made only then).
+    The SAM header lists the batch's targets in order of first appearance.
+    Returns how many alignments were written."""
+    from ..io.writers import AlignmentWriter
+    from ..io.writers.columns import References
+
+    tnames = targets.name_texts()
+    refs = References(tnames, batch.target_index, batch.target_length)
+    with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
+                         targets=refs if args.format == "sam" else None, header=args.format == "pairwise",
+                         columns=getattr(args, "columns", None)) as writer:
+        if not writer.write_columns(batch, queries.name_texts(), tnames, queries.letter_texts(), _complement_table()):
+            texts = queries.texts
+            for aln, i in zip(alignments(), batch.query_index.tolist()):
+                writer.write(aln, query_text=texts[i])
+    return writer.count
+
+
+def _complement_table() -> bytes:
+    """Each byte's DNA complement (:data:`~swgpu.io.alphabet.COMPLEMENT`), as a 256-byte table."""
+    from ..io.alphabet import COMPLEMENT
+
+    return bytes(ord(chr(b).translate(COMPLEMENT)) if b < 128 else b for b in range(256))

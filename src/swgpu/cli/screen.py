@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from ..exceptions import InputError
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
-                      write_alignments)
+                      write_batch)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -78,11 +78,23 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
-def _column(seqs, field: str) -> list[str]:
-    """Each record's ``name`` or ``text`` (a :class:`~swgpu.io.sequence_batch.SequenceBatch`
-    keeps them as lists, ``names`` and ``texts``)."""
-    kept = getattr(seqs, field + "s", None)
-    return kept if isinstance(kept, list) else [getattr(s, field) for s in seqs]
+def _score_table(queries, targets, scores) -> bytes:
+    """The lines ``query<TAB>target<TAB>score`` of every pair, in compiled code."""
+    from ..io.sequence_batch import SequenceBatch
+    from ..io.texts import Texts
+    from ..io.writers.rows import Rows
+
+    def names(seqs):
+        return seqs.name_texts() if isinstance(seqs, SequenceBatch) else Texts.from_strings([s.name for s in seqs])
+
+    rows = Rows(len(scores))
+    rows.text(names(queries))
+    rows.const("\t")
+    rows.text(names(targets))
+    rows.const("\t")
+    rows.int(scores)
+    rows.const("\n")
+    return rows.render()
 
 
 def run(args) -> int:
@@ -116,14 +128,11 @@ def _run(args) -> int:
     if args.threshold is None:
         with OutputFile(args.output) as out:
             out.write("query\ttarget\tscore\n")
-            out.write("".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(_column(queries, "name"), _column(targets, "name"),
-                                                                     result.scores.tolist())))
+            out.write_bytes(_score_table(queries, targets, result.scores))
         report.phase("write")
         report.summary(f"{pairs} scored, score table written")
         return 0
-    texts = _column(queries, "text")
-    written = write_alignments(args, scoring,
-                               [(aln, texts[i]) for i, aln in zip(result.selected.tolist(), result.alignments)])
+    written = write_batch(args, scoring, result.batch, *result.sources, lambda: result.alignments)
     report.phase("write")
     report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
                    f"{plural(written, 'alignment')} written")

@@ -95,6 +95,12 @@ class Tracer(Protocol):
         ``expected``: known best scores, None where unknown, a hint only;
         ``end_at_last``: each ends at its target's last letter)."""
 
+    # Optional, for engines that trace many pairs per launch (the CUDA engine):
+    # ``trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, expected)``
+    # returns the paths of pairs whose codes lie end to end in two arrays
+    # (``engines.cuda.traceback_passes.Paths``), which
+    # ``workloads.tracing.Traceback.columns`` turns into an ``AlignmentBatch``.
+
 
 @runtime_checkable
 class GenomeScanner(Protocol):

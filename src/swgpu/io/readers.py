@@ -35,6 +35,7 @@ from ..exceptions import InputError
 from .alphabet import SAMPLE_LETTERS, Alphabet, check_alphabet, get_alphabet, guess_alphabet
 from .batches import RecordBatch, fasta_batches
 from .encoding import encode_batches, encode_block
+from .scanner import read_columns
 from .sequence import Sequence, decode_header
 from .sequence_batch import SequenceBatch
 
@@ -353,6 +354,12 @@ def read_sequence_batch(path, alphabet: str | Alphabet | None = None, *, expect:
     is not of the alphabet and letters that look like another alphabet, the
     first is reported."""
     path = os.fspath(path)
+    fast = read_columns(path, alphabet) if path != STDIN else None
+    if fast is not None:  # a FASTA file of the common case, read in one compiled pass
+        block, guessed = fast
+        if expect is not None and guessed is not get_alphabet(expect):
+            check_alphabet(block.records(), expect, what, source=source_name(path))
+        return block
     batches, alpha, count = _prepared(path, alphabet, expect)
     block = encode_block(batches, alpha, source_name(path))
     if count:  # (check_alphabet stops at the sample's last record)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .alphabet import Alphabet, get_alphabet
 from .sequence import Sequence, code_views, make_sequences
+from .texts import Texts
 
 __all__ = ["SequenceBatch", "Record"]
 
@@ -47,7 +48,7 @@ class SequenceBatch(SequenceABC):
     are views of ``codes``.
     """
 
-    __slots__ = ("names", "descriptions", "texts", "codes", "offsets", "alphabet", "_items")
+    __slots__ = ("_names", "_descriptions", "_texts", "codes", "offsets", "alphabet", "_items", "_columns")
 
     def __init__(self, names: list[str], descriptions: list[str], texts: list[str], codes: np.ndarray,
                  offsets: np.ndarray, alphabet: str | Alphabet):
@@ -60,10 +61,47 @@ class SequenceBatch(SequenceABC):
         if codes.flags.writeable:
             codes = codes.view()
             codes.flags.writeable = False
-        self.names, self.descriptions, self.texts = names, descriptions, texts
+        self._names, self._descriptions, self._texts = names, descriptions, texts
         self.codes, self.offsets = codes, offsets
         self.alphabet = get_alphabet(alphabet)
         self._items: list[Sequence] | None = None
+        self._columns: dict = {}
+
+    @classmethod
+    def from_columns(cls, names: Texts, descriptions: Texts, letters: Texts, codes: np.ndarray,
+                     alphabet: str | Alphabet) -> "SequenceBatch":
+        """A batch of records given as columns (names and descriptions UTF-8,
+        letters as read, ``codes`` with the letters' offsets); the lists of
+        ``str`` are made from them when first asked for."""
+        batch = cls.__new__(cls)
+        batch._names = batch._descriptions = batch._texts = None
+        if not len(names) == len(descriptions) == len(letters):
+            raise ValueError("SequenceBatch: names, descriptions and letters disagree on the count")
+        codes = np.ascontiguousarray(codes, dtype=np.uint8).view()
+        codes.flags.writeable = False
+        batch.codes, batch.offsets = codes, letters.offsets
+        batch.alphabet = get_alphabet(alphabet)
+        batch._items = None
+        batch._columns = {"names": names, "descriptions": descriptions, "letters": letters}
+        return batch
+
+    @property
+    def names(self) -> list[str]:
+        if self._names is None:
+            self._names = self._columns["names"].strings()
+        return self._names
+
+    @property
+    def descriptions(self) -> list[str]:
+        if self._descriptions is None:
+            self._descriptions = self._columns["descriptions"].strings()
+        return self._descriptions
+
+    @property
+    def texts(self) -> list[str]:
+        if self._texts is None:
+            self._texts = self._columns["letters"].strings("latin-1")
+        return self._texts
 
     @classmethod
     def from_sequences(cls, sequences: list[Sequence]) -> "SequenceBatch":
@@ -83,11 +121,34 @@ class SequenceBatch(SequenceABC):
         return np.diff(self.offsets)
 
     def __len__(self) -> int:
-        return len(self.names)
+        return self.offsets.size - 1
+
+    def name_texts(self) -> Texts:
+        """The names as one column of UTF-8 bytes (made once)."""
+        if "names" not in self._columns:
+            self._columns["names"] = Texts.from_strings(self.names)
+        return self._columns["names"]
+
+    def letter_texts(self) -> Texts:
+        """The letters as read, as one column of bytes (made once; the offsets are :attr:`offsets`)."""
+        if "letters" not in self._columns:
+            raw = "".join(self.texts).encode("latin-1")
+            self._columns["letters"] = Texts(np.frombuffer(raw, dtype=np.uint8), self.offsets)
+        return self._columns["letters"]
 
     def records(self) -> Iterator[Record]:
-        """Each record's name and letters, in order, without making :class:`Sequence` objects."""
-        return map(Record, self.names, self.texts)
+        """Each record's name and letters, in order, without making :class:`Sequence` objects
+        (nor, for a batch made from columns, the lists of all names and letters)."""
+        if self._names is not None and self._texts is not None:
+            return map(Record, self._names, self._texts)
+        return self._records_from_columns()
+
+    def _records_from_columns(self) -> Iterator[Record]:
+        names, letters = self.name_texts(), self.letter_texts()
+        nb, lb = names.buffer, letters.buffer
+        for k in range(len(self)):
+            yield Record(nb[names.offsets[k]:names.offsets[k + 1]].tobytes().decode("utf-8"),
+                         lb[letters.offsets[k]:letters.offsets[k + 1]].tobytes().decode("latin-1"))
 
     def __reduce__(self):
         return type(self), (self.names, self.descriptions, self.texts, self.codes, self.offsets, self.alphabet.name)

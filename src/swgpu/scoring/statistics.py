@@ -316,12 +316,45 @@ class Statistics:
                 for (a, _), e, b in zip(done, ev, bits):
                     a.evalue, a.bitscore = e, b
 
+    def columns(self, scores: np.ndarray, spaces: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """E-values and bit scores of alignments scoring ``scores``, each in its
+        own search space (``spaces``: arrays of query length, database residues
+        and database sequences): the numbers of :meth:`annotate_each`, NaN where
+        there are none (no statistics, or a score <= 0). Each distinct space's
+        length adjustment is computed once."""
+        scores = np.asarray(scores)
+        ev, bits = np.full(scores.size, np.nan), np.full(scores.size, np.nan)
+        live = np.flatnonzero(scores > 0)
+        if self.params is None or not live.size:
+            return ev, bits
+        rows = np.stack([np.asarray(x, dtype=np.int64)[live] for x in spaces], axis=1)
+        distinct, inverse = _distinct_rows(rows)
+        logs = np.array([math.log(search_space(self.params, m, n, count)) for m, n, count in distinct.tolist()])
+        s = scores[live].astype(np.float64)
+        ev[live] = _evalues_in_space(s, logs[inverse.reshape(-1)], self.params)
+        bits[live] = bitscores(s, self.params)
+        return ev, bits
+
     def search_space(self, query_length: int, db_residues: int, db_sequences: int,
                      length_correction: bool = True) -> float:
         """Effective search space, NaN when unavailable."""
         if self.params is None:
             return float("nan")
         return search_space(self.params, query_length, db_residues, db_sequences, length_correction)
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``rows`` (non-negative ints) and where each row is
+    among them (one sort of a number per row when they fit in 63 bits)."""
+    top = rows.max(axis=0).astype(np.float64) + 1 if rows.size else np.ones(rows.shape[1])
+    if float(np.prod(top)) < 2.0 ** 62:
+        key = np.zeros(rows.shape[0], dtype=np.int64)
+        for c in range(rows.shape[1]):
+            key = key * int(top[c]) + rows[:, c]
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return rows[first], inverse.reshape(-1)
+    distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    return distinct, inverse.reshape(-1)
 
 
 def _nan_like(scores: Any) -> float | np.ndarray:

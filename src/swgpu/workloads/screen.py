@@ -38,6 +38,7 @@ from typing import Sequence as Seq
 import numpy as np
 
 from ..align.alignment import Alignment
+from ..align.batch import AlignmentBatch
 from ..engines import get_engine
 from ..engines.bulk import PairBatch
 from ..exceptions import InputError
@@ -47,7 +48,7 @@ from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
 from .limits import check_pairs
 from .strands import strands_for
-from .tracing import PairJob, Traceback
+from .tracing import Traceback
 
 __all__ = ["Screener", "ScreenResult", "KERNELS", "pair_cells"]
 
@@ -57,12 +58,29 @@ KERNELS = ("auto", "bitwise", "wordwise", "group")
 @dataclass(eq=False)
 class ScreenResult:
     """Scores of every pair (input order), the strand of each score (``"+"`` or
-    ``"-"``), and alignments of the pairs ``>= threshold``."""
+    ``"-"``), and the alignments of the pairs ``>= threshold`` (``selected``,
+    in order): as columns (``batch``, an :class:`~swgpu.align.batch.AlignmentBatch`
+    whose query and target indexes are the pairs') and as
+    :class:`~swgpu.align.alignment.Alignment` objects (``alignments``, made
+    from the batch when first asked for)."""
 
     scores: np.ndarray
     selected: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    alignments: list[Alignment] = field(default_factory=list)
     strands: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="<U1"))
+    batch: AlignmentBatch | None = None
+    _sources: tuple | None = field(default=None, repr=False)
+    _alignments: list | None = field(default=None, repr=False)
+
+    @property
+    def sources(self) -> tuple:
+        """The queries and targets (two :class:`~swgpu.io.sequence_batch.SequenceBatch`) the batch indexes."""
+        return self._sources[:2]
+
+    @property
+    def alignments(self) -> list[Alignment]:
+        if self._alignments is None:
+            self._alignments = [] if self.batch is None else self.batch.alignments(*self._sources)
+        return self._alignments
 
 
 def _lengths(seqs) -> np.ndarray:
@@ -145,12 +163,16 @@ class Screener:
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
         trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
                           scoring=self.scoring)
-        picked = selected.tolist()
-        queries, targets = list(queries), list(targets)  # (a SequenceBatch makes its Sequence objects once)
-        qs, ts = [queries[i] for i in picked], [targets[i] for i in picked]
-        spaces = [(len(q.text), len(t.text), 1) for q, t in zip(qs, ts)]  # (the length of a Sequence: its text's)
-        jobs = list(map(PairJob, qs, ts, scores[selected].tolist(), spaces, [f"pair {i}" for i in picked],
-                        strands[selected].tolist()))
-        alignments = trace.all(jobs)
+        if not isinstance(queries, SequenceBatch):
+            queries = SequenceBatch.from_sequences(list(queries)) if len(queries) else _empty_batch(self.scoring)
+        if not isinstance(targets, SequenceBatch):
+            targets = SequenceBatch.from_sequences(list(targets)) if len(targets) else _empty_batch(self.scoring)
+        qlen, tlen = queries.lengths[selected], targets.lengths[selected]
+        batch = trace.columns(queries, targets, selected, selected, scores[selected], strands[selected] == "-",
+                              (qlen, tlen, np.ones_like(tlen)))
         self.seconds["traceback"] = trace.seconds
-        return ScreenResult(scores, selected, alignments, strands)
+        return ScreenResult(scores, selected, strands, batch, (queries, targets, self.scoring))
+
+
+def _empty_batch(scoring: Scoring) -> SequenceBatch:
+    return SequenceBatch([], [], [], np.zeros(0, np.uint8), np.zeros(1, np.int64), scoring.alphabet)

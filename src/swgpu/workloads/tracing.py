@@ -27,10 +27,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
+import numpy as np
+
 from ..align.alignment import Alignment
+from ..align.batch import AlignmentBatch
 from ..align.span import alignment_span, window_geometry
 from ..engines.base import Tracer
 from ..io.sequence import Sequence
+from ..io.sequence_batch import SequenceBatch
 from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
 from .strands import oriented
@@ -52,6 +56,29 @@ class PairJob:
     space: tuple[int, int, int]
     label: str = ""
     strand: str = "+"
+
+
+def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                                     np.ndarray]:
+    """The codes of ``queries`` with, after them, the reverse complements of the
+    queries ``index[k]`` whose ``strand[k]`` is 1; their offsets; and where the
+    codes of pair ``k``'s query (as aligned) are among them."""
+    minus = np.flatnonzero(strand == 1)
+    if not minus.size:
+        return queries.codes, queries.offsets, index
+    picked = index[minus]
+    first, last = queries.offsets[picked], queries.offsets[picked + 1]
+    sizes = last - first
+    ends = np.cumsum(sizes)
+    at = np.repeat(last - 1 + (ends - sizes), sizes) - np.arange(int(ends[-1]) if ends.size else 0)
+    rc = queries.codes[at].copy()
+    known = rc < 4
+    rc[known] = 3 - rc[known]  # (as Sequence.reverse_complement)
+    codes = np.concatenate([queries.codes, rc])
+    offsets = np.concatenate([queries.offsets, queries.offsets[-1] + ends])
+    where = index.copy()
+    where[minus] = len(queries) + np.arange(minus.size)
+    return codes, offsets, where
 
 
 def _window(target: Sequence, start: int, end: int) -> Sequence:
@@ -155,6 +182,49 @@ class Traceback:
         for k, aln in zip(rest, self.executor.map(self.one, [jobs[k] for k in rest])):
             out[k] = aln
         return out
+
+    def columns(self, queries: SequenceBatch, targets: SequenceBatch, query_index, target_index, expected,
+                strand, spaces, label: Callable[[int], str] = lambda i: f"pair {i}") -> AlignmentBatch:
+        """Alignments of the pairs ``(queries[query_index[k]], targets[target_index[k]])``
+        as an :class:`~swgpu.align.batch.AlignmentBatch`: the query on strand
+        ``strand[k]`` (0 plus, 1 minus: its reverse complement), each traced
+        score checked against ``expected[k]`` (-1: unknown; ``label(k)`` names a
+        pair in the error), E-values and bit scores for the search spaces
+        ``spaces`` (three arrays: query length, database residues, sequences).
+
+        An engine that traces pairs packed (``trace_packed``) gets them as they
+        lie, with no object per pair; otherwise (and for long targets, traced on
+        windows) the pairs are aligned as :class:`PairJob` s and the results put
+        in columns."""
+        t0 = time.perf_counter()
+        qi, ti = np.asarray(query_index, np.int64), np.asarray(target_index, np.int64)
+        strand = np.asarray(strand, np.uint8)
+        expected = np.asarray(expected, np.int64)
+        packed = getattr(self.tracer, "trace_packed", None)
+        tlen = targets.lengths[ti]
+        if packed is None or (self.scoring is not None and qi.size and int(tlen.max()) > self.long_target):
+            qs, ts = list(queries), list(targets)
+            space_rows = list(zip(*(np.asarray(x).tolist() for x in spaces)))
+            jobs = [PairJob(qs[i], ts[j], None if e < 0 else e, space, label(k), "-" if sgn else "+")
+                    for k, (i, j, e, sgn, space) in enumerate(zip(qi.tolist(), ti.tolist(), expected.tolist(),
+                                                                   strand.tolist(), space_rows))]
+            self.seconds += time.perf_counter() - t0
+            return AlignmentBatch.from_alignments(self.all(jobs), qi, ti)
+        codes, offsets, where = _oriented(queries, qi, strand)
+        paths = packed(codes, offsets[where], np.diff(offsets)[where], targets.codes, targets.offsets[ti], tlen,
+                       expected)
+        batch = AlignmentBatch.from_paths(codes, offsets, targets.codes, targets.offsets, where, ti, paths.i0,
+                                          paths.j0, paths.ops, paths.off, paths.best, queries.alphabet.unknown_code,
+                                          strand)
+        batch.query_index = qi
+        wrong = np.flatnonzero((expected >= 0) & (batch.score != expected))
+        if wrong.size:
+            k = int(wrong[0])
+            raise RuntimeError(f"{label(k)}: traceback score {int(batch.score[k])} != scoring pass "
+                               f"{int(expected[k])}; this is a bug")
+        batch.evalue, batch.bitscore = self.statistics.columns(batch.score, spaces)
+        self.seconds += time.perf_counter() - t0
+        return batch
 
     def stream(self, jobs: Iterable[PairJob]) -> Iterator[Alignment]:
         """The same, yielded in order, :attr:`chunk` pairs at a time (memory stays bounded)."""

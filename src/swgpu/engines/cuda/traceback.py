@@ -23,7 +23,7 @@ from ...align.traceback import BASE_CELLS, check_pair
 from ...io.sequence import Sequence
 from ...scoring import Scoring
 from . import runtime
-from .traceback_passes import TracebackPasses, offsets
+from .traceback_passes import Paths, TracebackPasses, offsets
 
 __all__ = ["CudaTracer"]
 
@@ -56,6 +56,42 @@ class CudaTracer:
     def score(self, query: Sequence, target: Sequence) -> int:
         return self.align(query, target).score
 
+    def _ready(self) -> TracebackPasses:
+        if self._passes is None or self._passes.base_cells != self.base_cells:
+            sc = self.scoring
+            self._passes = TracebackPasses(self._cp, self._matrix, self._K, sc.gap_open, sc.gap_extend, self.base_cells)
+        return self._passes
+
+    def trace_packed(self, qcodes: np.ndarray, qstart, qlen, tcodes: np.ndarray, tstart, tlen,
+                     expected=None) -> Paths:
+        """The paths of many pairs whose codes lie end to end in two host arrays:
+        query ``k`` is ``qcodes[qstart[k]:qstart[k] + qlen[k]]``, target ``k``
+        likewise; ``expected``: each pair's best score where known (an
+        ``int64`` array, -1 elsewhere). Both arrays go to the GPU in one copy
+        each; the paths come back packed (:class:`Paths`: best 0 and an empty
+        path for a pair without an alignment, or with an empty sequence)."""
+        qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
+        tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
+        n = qlen.size
+        live = np.flatnonzero((qlen > 0) & (tlen > 0))
+        out = Paths(best=np.zeros(n, np.int64), i0=np.zeros(n, np.int64), j0=np.zeros(n, np.int64),
+                    ops=np.zeros(0, np.uint8), off=np.zeros(n + 1, np.int64))
+        if live.size == 0:
+            return out
+        cp = self._cp
+        with cp.cuda.Device(self.device_id):
+            passes = self._ready()
+            A, B = cp.asarray(qcodes), cp.asarray(tcodes)
+            exp = None if expected is None else np.asarray(expected, np.int64)[live]
+            got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp)
+        if live.size == n:
+            return got
+        out.best[live], out.i0[live], out.j0[live] = got.best, got.i0, got.j0
+        counts = np.zeros(n, np.int64)
+        counts[live] = np.diff(got.off)
+        out.off, out.ops = offsets(counts), got.ops
+        return out
+
     def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list[Alignment]:
         """Alignments of ``(query, target)`` pairs, in order. ``expected``: the
         best score of each pair where known (None elsewhere); the end pass of
@@ -76,11 +112,8 @@ class CudaTracer:
             return out
         cp = self._cp
         with cp.cuda.Device(self.device_id):
-            if self._passes is None or self._passes.base_cells != self.base_cells:
-                sc = self.scoring
-                self._passes = TracebackPasses(cp, self._matrix, self._K, sc.gap_open, sc.gap_extend, self.base_cells)
             hint = None if expected is None else [expected[k] for k in ids]
-            paths = self._passes.trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint,
+            paths = self._ready().trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint,
                                        end_at_last)
         live = np.flatnonzero(paths.best > 0)
         for r in np.flatnonzero(paths.best <= 0).tolist():

@@ -214,16 +214,22 @@ class TracebackPasses:
         first reached (callers check the traced score against it).
         ``end_at_last``: the alignments end with a pair at the targets' last
         letters (the best such score, its first row)."""
-        cp = self.cp
-        n = len(queries)
         qlen = np.array([x.size for x in queries], dtype=np.int64)
         tlen = np.array([x.size for x in targets], dtype=np.int64)
-        qoff, toff = offsets(qlen), offsets(tlen)
-        A = cp.asarray(np.concatenate(queries))
-        B = cp.asarray(np.concatenate(targets))
+        exp = None if expected is None else np.array([-1 if e is None else int(e) for e in expected], np.int64)
+        return self.trace_packed(self.cp.asarray(np.concatenate(queries)), offsets(qlen)[:-1], qlen,
+                                 self.cp.asarray(np.concatenate(targets)), offsets(tlen)[:-1], tlen, exp, end_at_last)
+
+    def trace_packed(self, A, qstart, qlen, B, tstart, tlen, expected=None, end_at_last: bool = False) -> Paths:
+        """:meth:`trace` of pairs whose codes lie on the device already: query ``k``
+        is ``A[qstart[k]:qstart[k] + qlen[k]]``, target ``k`` likewise in ``B``
+        (none empty); ``expected``: an ``int64`` array, -1 where unknown."""
+        n = int(np.asarray(qlen).size)
+        qoff, toff = np.asarray(qstart, dtype=np.int64), np.asarray(tstart, dtype=np.int64)
+        qlen, tlen = np.asarray(qlen, dtype=np.int64), np.asarray(tlen, dtype=np.int64)
         desc = np.zeros((n, FIELDS), dtype=np.int64)
-        desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qoff[:-1], qlen, toff[:-1], tlen
-        desc[:, 8] = -1 if expected is None else [-1 if e is None else int(e) for e in expected]
+        desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qoff, qlen, toff, tlen
+        desc[:, 8] = -1 if expected is None else expected
         desc[:, 9] = int(bool(end_at_last))
         ends = self._rows_pass("tw_sw_end", A, B, desc, tlen, 3).astype(np.int64)
         out = Paths(best=ends[:, 0].copy(), i0=np.zeros(n, np.int64), j0=np.zeros(n, np.int64),

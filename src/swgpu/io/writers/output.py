@@ -257,6 +257,22 @@ class OutputFile(AtomicOutput):
             self.abort()
             raise
 
+    def write_bytes(self, data: bytes) -> None:
+        """Write UTF-8 text given as bytes (past the text layer, which is flushed first)."""
+        try:
+            fh = self._fh
+            if isinstance(fh, io.TextIOBase):
+                fh.flush()
+                raw = getattr(fh, "buffer", None)
+                if raw is None:  # a caller's text stream without bytes below it
+                    fh.write(bytes(data).decode("utf-8"))
+                    return
+                fh = raw
+            fh.write(data)
+        except BaseException:
+            self.abort()
+            raise
+
     def _finish_layers(self) -> None:
         """Flush the text layer and end the compressed stream, leaving the file open."""
         if self._fh is self._raw:

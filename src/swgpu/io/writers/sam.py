@@ -14,7 +14,7 @@ from ...exceptions import InputError
 from .common import finite_or_none
 from .record import AlignmentRecord
 
-__all__ = ["sam_targets", "sam_header", "format_sam", "sam_record"]
+__all__ = ["sam_targets", "sam_header", "format_sam", "sam_record", "evalue_tag"]
 
 
 def _target_lengths(targets: Iterable) -> dict[str, int]:
@@ -102,6 +102,11 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     return sam_record(a, query_text, secondary, a.empty)
 
 
+def evalue_tag(evalue: float | None) -> str:
+    """The E-value's tag with the tab before it (``""`` when unknown)."""
+    return "" if evalue is None else f"\tZE:f:{evalue:.6g}"
+
+
 _FLAGS = ("0", "16", "256", "272")  # FLAG by (strand "-") + 2 * secondary
 
 
@@ -135,6 +140,6 @@ def sam_record(a: AlignmentRecord, query_text, secondary: bool, empty: bool, end
     evalue = a.evalue
     if evalue is not None:
         evalue = finite_or_none(evalue)
-    tags = f"AS:i:{a.score}\tNM:i:{a.mismatches + a.gaps}" + ("" if evalue is None else f"\tZE:f:{evalue:.6g}")
+    tags = f"AS:i:{a.score}\tNM:i:{a.mismatches + a.gaps}" + evalue_tag(evalue)
     return (f"{a.query or '*'}\t{_FLAGS[minus + 2 * bool(secondary)]}\t{a.target}\t"
             f"{a.target_start + 1}\t255\t{cigar}\t*\t0\t0\t{seq or '*'}\t*\t{tags}{end}")

@@ -65,6 +65,8 @@ from typing import IO, Collection, Iterable, Mapping
 
 from ...exceptions import InputError
 from .blast6 import blast6_header, format_blast6, parse_columns
+from .columns import References, blast6_lines, sam_lines
+from .rows import Texts
 from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
 from .pairwise import format_pairwise, pairwise_file_header
@@ -166,14 +168,19 @@ class AlignmentWriter(AtomicOutput):
         self._targets: Collection[str] | None = None
         #: sam: the queries written so far, when their further records are flagged secondary
         self._seen: set[str] | None = set() if secondary else None
-        preamble = ""
+        preamble: str | bytes = ""
         if fmt_norm == "sam":
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
-            lengths = _target_lengths(targets)
-            self._targets = lengths.keys()
-            preamble = _header(lengths, program_line)
+            lines = targets.header_lines() if isinstance(targets, References) else None
+            if lines is not None:  # the @SQ lines of many targets in compiled code
+                text = _header({}, program_line)
+                preamble = text[:text.index("\n") + 1].encode() + lines + text[text.index("\n") + 1:].encode()
+            else:
+                lengths = _target_lengths(targets.pairs() if isinstance(targets, References) else targets)
+                self._targets = lengths.keys()
+                preamble = _header(lengths, program_line)
         elif header and fmt_norm == "blast6":
             preamble = blast6_header(self.columns) + "\n"
         elif header and fmt_norm == "pairwise":
@@ -184,7 +191,9 @@ class AlignmentWriter(AtomicOutput):
         self.count = 0
         #: records not yet handed to a temporary file (nothing else reads or writes it before close)
         self._pending: list[str] | None = [] if self._out.atomic else None
-        if preamble:
+        if isinstance(preamble, bytes):
+            self._out.write_bytes(preamble)
+        elif preamble:
             self._out.write(preamble)
 
     @property
@@ -235,6 +244,33 @@ class AlignmentWriter(AtomicOutput):
                 self.write(item)
             n += 1
         return n
+
+    def write_columns(self, batch, qnames: Texts, tnames: Texts, qletters: Texts | None = None,
+                      complement: bytes | None = None) -> bool:
+        """Write a whole batch of alignments given as columns (the arrays of
+        :class:`~swgpu.align.batch.AlignmentBatch`; names and query letters as
+        :class:`~.rows.Texts` indexed by its query and target indexes), as
+        :meth:`write` would write each, in compiled code (``sam`` and ``blast6``).
+        Returns False, having written nothing, when this format or batch needs
+        the record-by-record writer (then :meth:`write` each alignment)."""
+        if self._out.closed:
+            raise ValueError("write to a closed AlignmentWriter")
+        if self.fmt == "sam" and self._seen is None:
+            if self._targets is not None:  # a header of names: every target must be among them
+                names = tnames.strings()
+                if any(names[i] not in self._targets for i in batch.target_index.tolist()):
+                    return False
+            data = sam_lines(batch, qnames, tnames, qletters, complement)
+        elif self.fmt == "blast6":
+            data = blast6_lines(batch, qnames, tnames, self.columns)
+        else:
+            return False
+        if data is None:
+            return False
+        self._flush()
+        self._out.write_bytes(data)
+        self.count += data.count(b"\n")
+        return True
 
     def _flush(self) -> None:
         if self._pending:

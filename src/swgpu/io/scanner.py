@@ -1,0 +1,223 @@
+"""FASTA files read in one compiled pass, straight into columns.
+
+:func:`scan_fasta` reads a whole FASTA text (a file's decompressed bytes) in
+one Numba pass: where each record's header lies, its name and description
+(cut as :func:`~swgpu.io.sequence.split_header` cuts an ASCII header), and
+its letters with the whitespace dropped, end to end. :func:`read_columns`
+turns a file into a :class:`~swgpu.io.sequence_batch.SequenceBatch` of
+columns that way, with no object per record -- the letters are encoded with
+one table look-up.
+
+It takes the common case only: a file that starts with ``>``, ASCII headers
+that each begin with a name, no comment lines, no control characters, every
+record with letters, every letter of the alphabet. Anything else gives
+``None``, and the caller reads the file record by record
+(:mod:`swgpu.io.readers`), which reports each problem as it always has: the
+records and messages are the same either way.
+
+>>> found = scan_fasta(np.frombuffer(b">r1 first read\\nAC GT\\r\\n\\n>r2\\nTTA\\n", dtype=np.uint8))
+>>> names, descriptions, letters, codes = found
+>>> names.strings(), descriptions.strings(), letters.strings(), bytes(codes)
+(['r1', 'r2'], ['first read', ''], ['ACGT', 'TTA'], b'ACGTTTA')
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import numpy as np
+from numba import njit
+
+from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
+from .texts import Texts
+
+__all__ = ["scan_fasta", "read_columns", "LARGEST"]
+
+#: Files larger than this (decompressed) are read record by record.
+LARGEST = 1 << 34
+
+_WS, _HEAD, _NAMELESS, _COMMENT, _CONTROL, _EMPTY, _INVALID = 1, 2, 4, 8, 16, 32, 64  # byte classes, problems
+_CLASS = np.zeros(256, dtype=np.uint8)
+_CLASS[[ord(c) for c in " \t\r\v\f"]] = _WS
+_CLASS[[*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F]] = _CONTROL  # (\n ends lines; it is never looked up)
+_CLASS[0x80:] = _HEAD  # not ASCII: fine in letters (refused there later), not in a header here
+_CLASS[ord("#")] = _COMMENT
+
+
+@njit(cache=True, nogil=True)
+def _grow(a, size):  # pragma: no cover
+    b = np.empty(size, dtype=a.dtype)
+    b[:a.size] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def _scan(data, cls, table, letters, codes):  # pragma: no cover
+    n = data.size
+    cap = 1024
+    fields = np.empty((cap, 4), dtype=np.int64)  # name start, end, description start, end
+    loff = np.empty(cap + 1, dtype=np.int64)
+    p = 0
+    r = -1
+    w = 0
+    bad = 0
+    while p < n:
+        if data[p] == 62:  # '>': a header line
+            r += 1
+            if r + 1 >= cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:r] = fields[:r]
+                fields = grown
+                loff = _grow(loff, cap + 1)
+            loff[r] = w
+            q = p + 1
+            while q < n and data[q] != 10:
+                bad |= cls[data[q]] & (_HEAD | _CONTROL)
+                q += 1
+            a = p + 1  # the name: up to the first whitespace
+            while a < q and cls[data[a]] != _WS:
+                a += 1
+            fields[r, 0] = p + 1
+            fields[r, 1] = a
+            if a == p + 1:
+                bad |= _NAMELESS
+            while a < q and cls[data[a]] == _WS:
+                a += 1
+            b = q
+            while b > a and cls[data[b - 1]] == _WS:
+                b -= 1
+            fields[r, 2] = a
+            fields[r, 3] = b
+            p = q + 1
+        else:  # letters
+            if r < 0:
+                return fields[:0], loff[:1], 0, bad | _EMPTY
+            q = p
+            while q < n:
+                x = data[q]
+                if x == 10:
+                    break
+                c = cls[x]
+                if c == 0 or c == _HEAD:
+                    letters[w] = x
+                    code = table[x]
+                    codes[w] = code
+                    if code == 255:
+                        bad |= _INVALID
+                    w += 1
+                elif c != _WS:
+                    bad |= c
+                q += 1
+            p = q + 1
+    loff[r + 1] = w
+    for k in range(r + 1):
+        if loff[k + 1] == loff[k]:
+            bad |= _EMPTY
+    return fields[:r + 1], loff[:r + 2], w, bad
+
+
+@njit(cache=True, nogil=True)
+def _gather(data, starts, ends, out, offsets):  # pragma: no cover
+    p = 0
+    for k in range(starts.size):
+        offsets[k] = p
+        for c in range(starts[k], ends[k]):
+            out[p] = data[c]
+            p += 1
+    offsets[starts.size] = p
+
+
+def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
+    out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
+    offsets = np.empty(starts.size + 1, dtype=np.int64)
+    _gather(data, starts, ends, out, offsets)
+    return Texts(out, offsets)
+
+
+def scan_fasta(data: np.ndarray, table: bytes | None = None):
+    """Names, descriptions and letters of the FASTA text ``data`` (``uint8``),
+    and the letters' codes by ``table`` (an alphabet's 256-byte table: 255 for
+    a letter not of the alphabet; without it the codes are the letters); or
+    ``None`` when it is not of the common case (see the module notes)."""
+    if data.size == 0 or data[0] != ord(">"):
+        return None
+    lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
+    letters = np.empty(data.size, dtype=np.uint8)
+    codes = np.empty(data.size, dtype=np.uint8)
+    fields, loff, used, bad = _scan(data, _CLASS, lut, letters, codes)
+    if bad:
+        return None
+    return (_column(data, fields[:, 0], fields[:, 1]), _column(data, fields[:, 2], fields[:, 3]),
+            Texts(letters[:used], loff), codes[:used])
+
+
+def read_columns(path: str, alphabet: str | Alphabet | None):
+    """The records of the FASTA file ``path`` as a
+    :class:`~swgpu.io.sequence_batch.SequenceBatch` of columns, with
+    ``alphabet`` (guessed from the first records as
+    :func:`~swgpu.io.readers.read_sequence_batch` guesses it, when ``None``),
+    and the alphabet guessed; ``None`` for anything but a regular FASTA file
+    of the common case (read it record by record)."""
+    from .readers import _open
+    from .sequence_batch import SequenceBatch
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+        return None
+    try:
+        with _open(path, False) as stream:
+            raw = stream.read(LARGEST + 1)
+    except Exception:  # errors are reported by the record-by-record reader
+        return None
+    if len(raw) > LARGEST or raw[:1] != b">":
+        return None
+    data = np.frombuffer(raw, dtype=np.uint8)
+    guessed = _guess(data)
+    if guessed is None:
+        return None
+    found = scan_fasta(data, get_alphabet(alphabet if alphabet is not None else guessed).table)
+    del raw, data
+    if found is None:  # (a letter not of the alphabet, ...: said record by record)
+        return None
+    names, descriptions, letters, codes = found
+    return SequenceBatch.from_columns(names, descriptions, letters, codes,
+                                      alphabet if alphabet is not None else guessed), guessed
+
+
+def _guess(data: np.ndarray) -> Alphabet | None:
+    """The alphabet guessed from the first records' letters (those of whole
+    records up to :data:`SAMPLE_LETTERS` letters), scanning only as much of
+    ``data`` as they need."""
+    size = 4 * SAMPLE_LETTERS
+    while True:
+        end = data.size
+        if size < data.size:
+            found = data[size:].tobytes().find(b"\n>") if size * 2 >= data.size else \
+                data[size:2 * size].tobytes().find(b"\n>")
+            end = size + found + 1 if found >= 0 else data.size if size * 2 >= data.size else 0
+        if end:
+            first = scan_fasta(data[:end])
+            if first is None:
+                return None
+            letters = first[2]
+            if end == data.size or letters.offsets[-1] >= SAMPLE_LETTERS:
+                return guess_alphabet(_sample(letters))
+        size *= 2
+
+
+def _sample(letters: Texts) -> bytes:
+    """The letters the alphabet is guessed from: the first records up to the one
+    that reaches :data:`SAMPLE_LETTERS` letters, each after a ``\\0``
+    (:func:`swgpu.io.readers._head`)."""
+    count = int(np.searchsorted(letters.offsets[1:], SAMPLE_LETTERS)) + 1
+    count = min(count, len(letters))
+    parts = [b""]
+    buf = letters.buffer
+    for k in range(count):
+        parts.append(buf[letters.offsets[k]:letters.offsets[k + 1]].tobytes())
+    return b"\0".join(parts)

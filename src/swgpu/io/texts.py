@@ -1,0 +1,49 @@
+"""A column of byte strings: :class:`Texts` (names, letters, formatted fields).
+
+>>> t = Texts.from_strings(["r1", "", "read3"])
+>>> t.offsets.tolist(), bytes(t.buffer), t.strings()
+([0, 2, 2, 7], b'r1read3', ['r1', '', 'read3'])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Texts"]
+
+
+class Texts:
+    """Byte strings end to end: string ``k`` is ``buffer[offsets[k]:offsets[k + 1]]``."""
+
+    __slots__ = ("buffer", "offsets")
+
+    def __init__(self, buffer: np.ndarray, offsets: np.ndarray):
+        self.buffer = np.ascontiguousarray(buffer, dtype=np.uint8)
+        self.offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    @classmethod
+    def from_strings(cls, strings, encoding: str = "utf-8") -> "Texts":
+        """The strings (without ``\\0``) encoded; one join and one search for all."""
+        strings = strings if isinstance(strings, list) else list(strings)
+        raw = ("\0".join(strings) + "\0").encode(encoding) if strings else b""
+        buf = np.frombuffer(raw, dtype=np.uint8)
+        ends = np.flatnonzero(buf == 0)
+        offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+        offsets[1:] = ends
+        offsets[2:] -= np.arange(1, len(strings))  # the separators dropped
+        return cls(buf[buf != 0] if strings else buf, offsets)
+
+    @classmethod
+    def from_bytes(cls, joined: bytes, offsets: np.ndarray) -> "Texts":
+        return cls(np.frombuffer(joined, dtype=np.uint8), offsets)
+
+    def strings(self, encoding: str = "utf-8") -> list[str]:
+        """Every string, decoded."""
+        text = self.buffer.tobytes().decode(encoding)
+        if encoding not in ("ascii", "latin-1") and len(text) != self.buffer.size:
+            return [self.buffer[a:b].tobytes().decode(encoding) for a, b in zip(self.offsets[:-1].tolist(),
+                                                                                self.offsets[1:].tolist())]
+        return [text[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]

@@ -1,0 +1,291 @@
+"""SAM and ``blast6`` lines of a whole batch of alignments, in compiled code.
+
+The formats of :mod:`.sam` and :mod:`.blast6`, byte for byte, for a batch
+given as columns (an object with the arrays of
+:class:`~swgpu.align.batch.AlignmentBatch`; the writers import nothing above
+``io``): integer fields are written by :class:`~.rows.Rows`, the CIGARs by one
+compiled pass over the runs, and the decimal fields (``pident``, E-values,
+bit scores) by the same Python formatting as one record at a time, once for
+each distinct value. Names and letters come as :class:`~.rows.Texts`.
+
+Each function returns the lines as ``bytes``, or ``None`` when the batch
+needs something that only the record-by-record writers do (a SAM record of
+an empty alignment, a column such as ``stitle`` or ``positive``); the caller
+then writes those records one at a time.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from .blast6 import BLAST6_COLUMNS, _percent
+from .common import finite_or_none, format_bitscore, format_evalue
+from .rows import Rows, Texts
+from .sam import evalue_tag
+
+__all__ = ["References", "sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "BATCH_COLUMNS"]
+
+
+class References:
+    """The targets a SAM header lists, as columns: target ``index[k]`` of
+    ``names``, of length ``lengths[k]``, in order of first appearance (an
+    index may repeat). :meth:`header_lines` writes their ``@SQ`` lines."""
+
+    def __init__(self, names: Texts, index: np.ndarray, lengths: np.ndarray):
+        self.names, self.index, self.lengths = names, np.asarray(index, np.int64), np.asarray(lengths, np.int64)
+
+    def header_lines(self) -> bytes | None:
+        """The ``@SQ`` lines; ``None`` when two different targets share a name
+        (the record-by-record header merges or refuses those)."""
+        first = np.unique(self.index, return_index=True)[1]
+        index, lengths = self.index[np.sort(first)], self.lengths[np.sort(first)]
+        starts, ends = self.names.offsets[index], self.names.offsets[index + 1]
+        names = self.names.buffer
+        keys = [names[a:b].tobytes() for a, b in zip(starts.tolist(), ends.tolist())] if index.size < 64 else None
+        if keys is not None and len(set(keys)) != len(keys):
+            return None
+        if keys is None and not _distinct(names, starts, ends):
+            return None
+        rows = Rows(index.size)
+        rows.const("@SQ\tSN:")
+        rows.text(self.names, index)
+        rows.const("\tLN:")
+        rows.int(lengths)
+        rows.const("\n")
+        return rows.render()
+
+    def pairs(self) -> list[tuple[str, int]]:
+        """``(name, length)`` of each, in order (for the record-by-record header)."""
+        names = self.names.strings()
+        return [(names[i], n) for i, n in zip(self.index.tolist(), self.lengths.tolist())]
+
+
+def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether the strings ``buffer[starts[k]:ends[k]]`` are all different."""
+    data = buffer.tobytes()
+    return len({data[a:b] for a, b in zip(starts.tolist(), ends.tolist())}) == starts.size
+
+
+def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
+    """Each alignment's CIGAR, with ``left[k]`` and ``right[k]`` clipped letters
+    (``clip``: ``S`` or ``H``) before and after it where they are not 0."""
+    n = len(batch.score)
+    zero = np.zeros(n, dtype=np.int64)
+    left = zero if left is None else np.asarray(left, dtype=np.int64)
+    right = zero if right is None else np.asarray(right, dtype=np.int64)
+    sizes = np.empty(n, dtype=np.int64)
+    _cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    _cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, np.uint8(ord(clip)), offsets, out)
+    return Texts(out, offsets)
+
+
+def reverse_complements(letters: Texts, index: np.ndarray, complement: bytes) -> Texts:
+    """Strings ``index`` of ``letters``, each reversed and translated by the
+    256-byte table ``complement``, as a new column (in ``index`` order)."""
+    index = np.asarray(index, dtype=np.int64)
+    first, last = letters.offsets[index], letters.offsets[index + 1]
+    offsets = np.zeros(index.size + 1, dtype=np.int64)
+    np.cumsum(last - first, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    _reverse_fill(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8), offsets, out)
+    return Texts(out, offsets)
+
+
+def _by_value(values: np.ndarray, fmt: Callable[[object], str]) -> Texts | tuple[Texts, np.ndarray]:
+    """``fmt`` of each value, formatted once per distinct value: the texts of the
+    distinct values and, for each value, the index of its text."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return Texts.from_strings([fmt(v) for v in distinct.tolist()]), inverse.reshape(-1)
+
+
+def _stat_texts(values: np.ndarray, fmt) -> tuple[Texts, np.ndarray]:
+    """Texts of E-values or bit scores (NaN: unknown), once per distinct value."""
+    nan = np.isnan(values)
+    if nan.all():
+        return Texts.from_strings([fmt(None)]), np.zeros(values.size, dtype=np.int64)
+    return _by_value(np.where(nan, np.inf, values), lambda v: fmt(None if v == float("inf") else v))
+
+
+def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, complement: bytes | None = None,
+              secondary: np.ndarray | None = None) -> bytes | None:
+    """SAM records (each ending in a line end) as :func:`.sam.sam_record` writes
+    them: ``qletters`` the queries as read (SEQ, ends soft-clipped; ``None``:
+    SEQ ``*`` and hard clips), reverse-complemented with ``complement`` (a
+    256-byte table) on the minus strand; ``secondary``: which records get
+    FLAG 256. ``None`` when a record is empty (an unmapped record)."""
+    n = len(batch.score)
+    if n and bool(np.any(batch.run_offset[1:] == batch.run_offset[:-1])):
+        return None
+    minus = batch.strand.astype(bool)
+    flag = np.where(minus, 16, 0) + (0 if secondary is None else np.where(secondary, 256, 0))
+    qi = batch.query_index
+    rows = Rows(n)
+    rows.text(qnames, qi)
+    rows.const("\t")
+    rows.int(flag)
+    rows.const("\t")
+    rows.text(tnames, batch.target_index)
+    rows.const("\t")
+    rows.int(batch.target_start + 1)
+    rows.const("\t255\t")
+    right = batch.query_length - batch.query_end
+    rows.text(cigar_texts(batch, batch.query_start, right, "H" if qletters is None else "S"))
+    rows.const("\t*\t0\t0\t")
+    if qletters is None:
+        rows.const("*")
+    elif minus.any():
+        if complement is None:
+            raise ValueError("minus-strand records need the complement table")
+        rows.text(_merge(qletters, qi, reverse_complements(qletters, qi, complement), minus))
+    else:
+        rows.text(qletters, qi)
+    rows.const("\t*\tAS:i:")
+    rows.int(batch.score)
+    rows.const("\tNM:i:")
+    rows.int(batch.mismatches + batch.gaps)
+    if not np.isnan(batch.evalue).all():
+        tags, which = _stat_texts(batch.evalue, lambda e: evalue_tag(finite_or_none(e)))
+        rows.text(tags, which)
+    rows.const("\n")
+    return rows.render()
+
+
+def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> Texts:
+    """One column, in record order: the letters ``plus`` (string ``qi[k]``) of the
+    plus records and ``reversed_`` (string ``k``) of the minus records."""
+    first = np.where(minus, reversed_.offsets[:-1], plus.offsets[qi])
+    last = np.where(minus, reversed_.offsets[1:], plus.offsets[qi + 1])
+    offsets = np.zeros(qi.size + 1, dtype=np.int64)
+    np.cumsum(last - first, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    _copy_two(plus.buffer, reversed_.buffer, minus.astype(np.uint8), first, last, offsets, out)
+    return Texts(out, offsets)
+
+
+#: The ``blast6`` columns a batch is written with here (the others: one record at a time).
+BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp", "strand", "sstrand"}
+
+
+def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> bytes | None:
+    """``blast6`` lines (each ending in a line end) of the non-empty alignments
+    of ``batch``, as :func:`.blast6.format_blast6` writes them, with
+    ``columns`` (default :data:`~.blast6.BLAST6_COLUMNS`); ``None`` when a
+    column is not in :data:`BATCH_COLUMNS`."""
+    columns = BLAST6_COLUMNS if columns is None else tuple(columns)
+    if not set(columns) <= BATCH_COLUMNS:
+        return None
+    live = np.flatnonzero(batch.run_offset[1:] != batch.run_offset[:-1])
+    n = live.size
+
+    def col(name):
+        return getattr(batch, name)[live]
+
+    minus = col("strand").astype(bool)
+    qlen, qs, qe = col("query_length"), col("query_start"), col("query_end")
+    qstart = np.where(minus, qlen - qe + 1, qs + 1)
+    qend = np.where(minus, qlen - qs, qe)
+    ts, te = col("target_start") + 1, col("target_end")
+    sstart, send = np.where(minus, te, ts), np.where(minus, ts, te)
+    matches, length = col("matches"), col("matches") + col("mismatches") + col("gaps")
+    rows = Rows(n)
+    for c, name in enumerate(columns):
+        if c:
+            rows.const("\t")
+        if name == "qseqid":
+            rows.text(qnames, col("query_index"))
+        elif name == "sseqid":
+            rows.text(tnames, col("target_index"))
+        elif name == "pident":
+            top = int(length.max()) + 1 if n else 1
+            texts, which = _by_value(matches * top + length, lambda v: _percent(v // top, v % top))
+            rows.text(texts, which)
+        elif name in ("evalue", "bitscore"):
+            fmt = format_evalue if name == "evalue" else format_bitscore
+            texts, which = _stat_texts(col(name), lambda v: fmt(finite_or_none(v)))
+            rows.text(texts, which)
+        elif name in ("strand", "sstrand"):
+            rows.text(Texts.from_strings(["+", "-"] if name == "strand" else ["plus", "minus"]),
+                      minus.astype(np.int64))
+        elif name == "cigar":
+            rows.text(cigar_texts(batch.take(live) if hasattr(batch, "take") else batch))
+        elif name in ("qcovs", "qcovhsp"):
+            rows.int((100.0 * (qend - qstart + 1) / qlen + 0.5).astype(np.int64))
+        else:
+            rows.int({"length": length, "mismatch": col("mismatches"), "gapopen": col("gap_opens"),
+                      "qstart": qstart, "qend": qend, "sstart": sstart, "send": send, "score": col("score"),
+                      "qlen": qlen, "slen": col("target_length"), "nident": matches, "gaps": col("gaps")}[name])
+    rows.const("\n")
+    return rows.render()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _digits(v):  # pragma: no cover
+    n = 1
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _cigar_sizes(run_len, run_off, left, right, sizes):  # pragma: no cover
+    for k in range(sizes.size):
+        s = 0
+        for r in range(run_off[k], run_off[k + 1]):
+            s += _digits(run_len[r]) + 1
+        if left[k] > 0:
+            s += _digits(left[k]) + 1
+        if right[k] > 0:
+            s += _digits(right[k]) + 1
+        sizes[k] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _put(out, p, v, letter):  # pragma: no cover
+    n = _digits(v)
+    q = p + n
+    while True:
+        q -= 1
+        out[q] = 48 + v % 10
+        v //= 10
+        if v == 0:
+            break
+    out[p + n] = letter
+    return p + n + 1
+
+
+@njit(cache=True, nogil=True)
+def _cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out):  # pragma: no cover
+    for k in range(offsets.size - 1):
+        p = offsets[k]
+        if left[k] > 0:
+            p = _put(out, p, left[k], clip)
+        for r in range(run_off[k], run_off[k + 1]):
+            p = _put(out, p, run_len[r], run_op[r])
+        if right[k] > 0:
+            p = _put(out, p, right[k], clip)
+
+
+@njit(cache=True, nogil=True)
+def _reverse_fill(buf, first, last, table, offsets, out):  # pragma: no cover
+    for k in range(first.size):
+        p = offsets[k]
+        for c in range(last[k] - 1, first[k] - 1, -1):
+            out[p] = table[buf[c]]
+            p += 1
+
+
+@njit(cache=True, nogil=True)
+def _copy_two(a, b, which, first, last, offsets, out):  # pragma: no cover
+    for k in range(first.size):
+        src = b if which[k] else a
+        p = offsets[k]
+        for c in range(first[k], last[k]):
+            out[p] = src[c]
+            p += 1

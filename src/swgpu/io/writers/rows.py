@@ -1,0 +1,190 @@
+"""Text lines of many records at once, in compiled code.
+
+A line is a list of *fields* written one after the other: an integer column
+(decimal), a text column (each record's bytes, a slice of a byte pool), or a
+constant (tabs, tag names, line ends are constants). :class:`Rows` collects
+the fields; :meth:`Rows.render` sizes every line and writes them all into one
+``bytes`` in two compiled passes (Numba, without the interpreter's lock),
+on several threads for large batches.
+
+:class:`~swgpu.io.texts.Texts` is a column of byte strings: one buffer and
+the offsets of each string in it.
+
+>>> names = Texts.from_strings(["r1", "read2"])
+>>> rows = Rows(2)
+>>> rows.text(names, np.array([1, 0])); rows.const("\\t"); rows.int(np.array([-5, 120])); rows.const("\\n")
+>>> rows.render()
+b'read2\\t-5\\nr1\\t120\\n'
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+
+from ..texts import Texts
+
+__all__ = ["Texts", "Rows"]
+
+_POOLS = 4  # byte pools of one render (a fixed count: one compiled kernel)
+_PARALLEL_ROWS = 1 << 16  # batches with more lines are written on several threads
+
+
+class Rows:
+    """The fields of ``n`` lines, added in order (see the module notes)."""
+
+    def __init__(self, n: int):
+        self.n = int(n)
+        self._kinds: list[int] = []  # 0 int, 1 text, 2 constant
+        self._args: list[int] = []
+        self._ints: list[np.ndarray] = []
+        self._starts: list[np.ndarray] = []
+        self._ends: list[np.ndarray] = []
+        self._pool_of: list[int] = []
+        self._pools: list[np.ndarray] = []
+        self._consts: list[bytes] = []
+
+    def int(self, values: np.ndarray) -> None:
+        """An integer column (one value a line)."""
+        self._kinds.append(0)
+        self._args.append(len(self._ints))
+        self._ints.append(np.asarray(values, dtype=np.int64))
+
+    def text(self, texts: Texts, index: np.ndarray | None = None) -> None:
+        """String ``index[k]`` of ``texts`` on line ``k`` (``texts`` in order without ``index``)."""
+        for p, pool in enumerate(self._pools):
+            if pool is texts.buffer:
+                break
+        else:
+            p = len(self._pools)
+            self._pools.append(texts.buffer)
+        idx = np.arange(self.n) if index is None else np.asarray(index, dtype=np.int64)
+        self._kinds.append(1)
+        self._args.append(len(self._starts))
+        self._starts.append(texts.offsets[idx])
+        self._ends.append(texts.offsets[idx + 1])
+        self._pool_of.append(p)
+
+    def const(self, text: str | bytes) -> None:
+        """The same text on every line."""
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        if self._kinds and self._kinds[-1] == 2:  # constants next to each other: one
+            self._consts[self._args[-1]] += data
+            return
+        self._kinds.append(2)
+        self._args.append(len(self._consts))
+        self._consts.append(data)
+
+    def render(self, threads: int | None = None) -> bytes:
+        """Every line's fields, in order, as one ``bytes``."""
+        if self.n == 0:
+            return b""
+        kinds = np.array(self._kinds, dtype=np.int64)
+        args = np.array(self._args, dtype=np.int64)
+        ints = np.stack(self._ints) if self._ints else np.zeros((1, self.n), np.int64)
+        starts = np.stack(self._starts) if self._starts else np.zeros((1, self.n), np.int64)
+        ends = np.stack(self._ends) if self._ends else np.zeros((1, self.n), np.int64)
+        pool_of = np.array(self._pool_of or [0], dtype=np.int64)
+        pools = self._pools
+        if len(pools) > _POOLS:  # the last ones end to end in one
+            shift = np.zeros(len(pools), dtype=np.int64)
+            shift[_POOLS - 1:] = np.cumsum([0] + [p.size for p in pools[_POOLS - 1:-1]])
+            moved = pool_of >= _POOLS - 1
+            starts[moved] += shift[pool_of[moved]][:, None]
+            ends[moved] += shift[pool_of[moved]][:, None]
+            pool_of[moved] = _POOLS - 1
+            pools = pools[:_POOLS - 1] + [np.concatenate(pools[_POOLS - 1:])]
+        pools = tuple(map(_read_only, list(pools) + [np.zeros(0, np.uint8)] * (_POOLS - len(pools))))
+        const = np.frombuffer(b"".join(self._consts) or b"\0", dtype=np.uint8)
+        coff = np.zeros(len(self._consts) + 1, dtype=np.int64)
+        np.cumsum([len(c) for c in self._consts], out=coff[1:])
+        sizes = np.empty(self.n, dtype=np.int64)
+        spec = (kinds, args, ints, starts, ends, pool_of, const, coff)
+        _sizes(*spec, 0, self.n, sizes)
+        at = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(sizes, out=at[1:])
+        out = np.empty(int(at[-1]), dtype=np.uint8)
+        parts = _parts(self.n, threads)
+        if len(parts) == 1:
+            _fill(*spec, pools, 0, self.n, at, out)
+        else:
+            with ThreadPoolExecutor(len(parts)) as pool:
+                list(pool.map(lambda ab: _fill(*spec, pools, ab[0], ab[1], at, out), parts))
+        return out.tobytes()
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view (the pools must be of one type: some are views of ``bytes``)."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def _parts(n: int, threads: int | None) -> list[tuple[int, int]]:
+    import os
+
+    k = max(1, min(threads or os.cpu_count() or 1, 8, n // _PARALLEL_ROWS or 1))
+    cuts = np.linspace(0, n, k + 1).astype(np.int64).tolist()
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _digits(v):  # pragma: no cover
+    n = 1
+    if v < 0:
+        n += 1
+        v = -v
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _sizes(kinds, args, ints, starts, ends, pool_of, const, coff, a, b, sizes):  # pragma: no cover
+    for k in range(a, b):
+        size = 0
+        for f in range(kinds.size):
+            kind = kinds[f]
+            g = args[f]
+            if kind == 0:
+                size += _digits(ints[g, k])
+            elif kind == 1:
+                size += ends[g, k] - starts[g, k]
+            else:
+                size += coff[g + 1] - coff[g]
+        sizes[k] = size
+
+
+@njit(cache=True, nogil=True)
+def _fill(kinds, args, ints, starts, ends, pool_of, const, coff, pools, a, b, at, out):  # pragma: no cover
+    for k in range(a, b):
+        p = at[k]
+        for f in range(kinds.size):
+            kind = kinds[f]
+            g = args[f]
+            if kind == 0:
+                v = ints[g, k]
+                n = _digits(v)
+                if v < 0:
+                    out[p] = 45
+                    v = -v
+                q = p + n
+                while True:
+                    q -= 1
+                    out[q] = 48 + v % 10
+                    v //= 10
+                    if v == 0:
+                        break
+                p += n
+            elif kind == 1:
+                pool = pools[pool_of[g]]
+                for c in range(starts[g, k], ends[g, k]):
+                    out[p] = pool[c]
+                    p += 1
+            else:
+                for c in range(coff[g], coff[g + 1]):
+                    out[p] = const[c]
+                    p += 1

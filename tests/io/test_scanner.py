@@ -1,0 +1,82 @@
+"""The one-pass FASTA scanner gives the record-by-record reader's records and errors."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swgpu.exceptions import InputError
+from swgpu.io import encoding, scanner
+from swgpu.io.alphabet import SAMPLE_LETTERS
+from swgpu.io.readers import read_sequence_batch, read_sequences
+
+_HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  "]
+_LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", ""]
+
+
+@st.composite
+def _fasta(draw) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        lines.append(">" + "".join(draw(st.lists(st.sampled_from(_HEADER_PARTS), max_size=4))))
+        for _ in range(draw(st.integers(0, 3))):
+            lines.append("".join(draw(st.lists(st.sampled_from(_LINE_PARTS), max_size=5))))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + draw(st.sampled_from([end, ""]))
+    return text.encode("utf-8")
+
+
+def _read(fn, path, **kw):
+    try:
+        seqs = fn(path, **kw)
+        return [(s.name, s.description, s.text, s.codes.tolist(), s.alphabet.name) for s in seqs]
+    except InputError as exc:
+        return str(exc)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=_fasta(), how=st.sampled_from([{}, {"alphabet": "dna"}, {"alphabet": "protein"}, {"expect": "dna"}]))
+def test_same_records_or_error_as_one_by_one(tmp_path_factory, data, how):
+    path = tmp_path_factory.mktemp("s") / "r.fa"
+    path.write_bytes(data)
+    assert _read(read_sequence_batch, path, **how) == _read(read_sequences, path, **how)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_clean_files_take_the_compiled_pass(tmp_path, monkeypatch, gz):
+    rng = np.random.default_rng(3)
+    recs = [(f"r{k}", "".join(rng.choice(list("ACGT"), int(rng.integers(1, 300))))) for k in range(3000)]
+    data = "".join(f">{n} some read\n{t[:100]}\n{t[100:]}\n" for n, t in recs).encode()
+    path = tmp_path / ("r.fa.gz" if gz else "r.fa")
+    path.write_bytes(gzip.compress(data, mtime=0) if gz else data)
+    want = _read(read_sequences, path)
+
+    def refuse(*a, **k):
+        raise AssertionError("read record by record")
+
+    monkeypatch.setattr("swgpu.io.readers.encode_block", refuse)
+    batch = read_sequence_batch(path)
+    assert batch.names[:2] == ["r0", "r1"] and batch.descriptions[0] == "some read"
+    assert _read(lambda p: list(batch), path) == want
+    assert batch.name_texts().strings() == [n for n, _ in recs]
+
+
+def test_alphabet_guessed_from_the_first_records_only(tmp_path):
+    # the first records reach the sample's size with DNA; protein letters come after
+    dna = "ACGT" * 250
+    data = "".join(f">d{k}\n{dna}\n" for k in range(SAMPLE_LETTERS // len(dna) + 1)) + ">p\nMKVLWWQEF\n"
+    path = tmp_path / "mix.fa"
+    path.write_bytes(data.encode())
+    assert _read(read_sequence_batch, path) == _read(read_sequences, path)  # (an invalid DNA letter)
+    path.write_bytes(data.replace(">p\nMKVLWWQEF", ">p\nAAAAAA").encode())
+    assert read_sequence_batch(path).alphabet.name == "dna"
+
+
+def test_scan_refuses_what_it_does_not_take():
+    for text in [b"", b"ACGT\n", b">\nACGT\n", b">a\n#x\nAC\n", b">a\nAC\n>b\n", b">\xc3\xa9\nAC\n", b">a\nA\x01C\n"]:
+        assert scanner.scan_fasta(np.frombuffer(text, dtype=np.uint8)) is None, text
+    assert encoding.ENCODE_GROUP > 0

@@ -1,0 +1,144 @@
+"""The compiled batch writers give the record-by-record writers' bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swgpu import Scoring, Sequence
+from swgpu.align.batch import AlignmentBatch
+from swgpu.engines import get_engine
+from swgpu.io.alphabet import COMPLEMENT
+from swgpu.io.writers import format_blast6
+from swgpu.io.writers.blast6 import COLUMNS
+from swgpu.io.writers.columns import BATCH_COLUMNS, blast6_lines, sam_lines
+from swgpu.io.writers.rows import Rows, Texts
+from swgpu.io.writers.sam import sam_record
+from swgpu.scoring import Statistics
+
+COMPLEMENT_TABLE = bytes(ord(chr(b).translate(COMPLEMENT)) if b < 128 else b for b in range(256))
+
+
+def _random_pairs(rng, n, protein=False):
+    letters = "ARNDCQEGHILKMFPSTWYVX" if protein else "ACGTN"
+    out = []
+    for k in range(n):
+        m = int(rng.integers(1, 60))
+        a = "".join(rng.choice(list(letters), m))
+        if rng.random() < 0.6:  # related: a mutated copy inside flanks
+            core = list(a[int(rng.integers(0, m)):])
+            for i in range(len(core)):
+                if rng.random() < 0.15:
+                    core[i] = str(rng.choice(list(letters)))
+            if len(core) > 4 and rng.random() < 0.5:
+                cut = int(rng.integers(1, len(core) - 1))
+                core = core[:cut] + core[cut + int(rng.integers(1, 3)):]
+            b = "".join(rng.choice(list(letters), int(rng.integers(0, 20)))) + "".join(core) \
+                + "".join(rng.choice(list(letters), int(rng.integers(0, 20))))
+        else:
+            b = "".join(rng.choice(list(letters), int(rng.integers(1, 60))))
+        if rng.random() < 0.3 and not protein:
+            a = a.lower()
+        out.append((Sequence.from_text(f"q{k}", a, "protein" if protein else "dna"),
+                    Sequence.from_text(f"t{k} desc", b, "protein" if protein else "dna")))
+    return out
+
+
+def _alignments(pairs, scoring, strands):
+    tracer = get_engine("cpu").tracer(scoring)
+    alns = []
+    for (q, t), s in zip(pairs, strands):
+        aln = tracer.align(q.reverse_complement() if s == "-" else q, t)
+        aln.strand = s
+        alns.append(aln)
+    stats = Statistics.for_scoring(scoring)
+    stats.annotate_each(alns, [(len(q), len(t), 1) for q, t in pairs])
+    return alns
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), evalues=st.booleans(), protein=st.booleans())
+def test_batch_lines_equal_record_lines(seed, evalues, protein):
+    rng = np.random.default_rng(seed)
+    pairs = _random_pairs(rng, 30, protein)
+    if protein:
+        scoring = Scoring.default("protein") if evalues else Scoring.build("protein", matrix="BLOSUM50",
+                                                                          gap_open=9, gap_extend=3)
+        strands = ["+"] * len(pairs)
+    else:
+        scoring = Scoring.build("dna", gap_open=7, gap_extend=2) if evalues else Scoring.default("dna")
+        strands = [str(rng.choice(["+", "-"])) for _ in pairs]
+    alns = _alignments(pairs, scoring, strands)
+    batch = AlignmentBatch.from_alignments(alns)
+    qnames = Texts.from_strings([q.name for q, _ in pairs])
+    tnames = Texts.from_strings([t.name for _, t in pairs])
+    qletters = Texts.from_strings([q.text for q, _ in pairs], "latin-1")
+    live = [k for k, a in enumerate(alns) if not a.empty]
+    sub = batch.take(np.array(live, dtype=np.int64))
+    got = sam_lines(sub, qnames, tnames, qletters, COMPLEMENT_TABLE)
+    want = "".join(sam_record(alns[k], pairs[k][0].text, False, False, "\n") for k in live)
+    assert got.decode() == want
+    got = sam_lines(sub, qnames, tnames, None)
+    assert got.decode() == "".join(sam_record(alns[k], None, False, False, "\n") for k in live)
+    if len(live) < len(alns):
+        assert sam_lines(batch, qnames, tnames, qletters, COMPLEMENT_TABLE) is None  # unmapped records
+    assert blast6_lines(batch, qnames, tnames).decode() == "".join(format_blast6(alns[k]) + "\n" for k in live)
+    columns = sorted(BATCH_COLUMNS)
+    rng.shuffle(columns)
+    assert blast6_lines(batch, qnames, tnames, columns).decode() == \
+        "".join(format_blast6(alns[k], columns) + "\n" for k in live)
+
+
+def test_unsupported_columns_are_left_to_the_record_writer():
+    assert set(COLUMNS) - BATCH_COLUMNS == {"stitle", "positive", "ppos"}
+    empty = AlignmentBatch.from_alignments([])
+    assert blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([]), ["qseqid", "stitle"]) is None
+    assert blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([])) == b""
+
+
+def test_batch_views_equal_the_alignments():
+    rng = np.random.default_rng(5)
+    pairs = _random_pairs(rng, 40)
+    scoring = Scoring.build("dna", gap_open=7, gap_extend=2)
+    strands = [str(rng.choice(["+", "-"])) for _ in pairs]
+    alns = _alignments(pairs, scoring, strands)
+    batch = AlignmentBatch.from_alignments(alns)
+    views = batch.alignments([q for q, _ in pairs], [t for _, t in pairs], scoring)
+    assert [v.__dict__ for v in views] == [a.__dict__ for a in alns]
+    assert batch.cigars() == [a.cigar for a in alns]
+    both = AlignmentBatch.concat([batch.take(np.arange(10)), batch.take(np.arange(10, 40))])
+    assert both.cigars() == batch.cigars() and both.score.tolist() == batch.score.tolist()
+
+
+def test_texts_and_rows():
+    texts = Texts.from_strings(["", "é", "abc", ""])
+    assert texts.strings() == ["", "é", "abc", ""]
+    assert Texts.from_strings([]).strings() == []
+    rows = Rows(3)
+    rows.int(np.array([0, -10, 1234567890123]))
+    rows.const("|")
+    rows.text(texts, np.array([1, 0, 2]))
+    rows.const("\n")
+    assert rows.render(threads=1) == "0|é\n-10|\n1234567890123|abc\n".encode()
+
+
+@pytest.mark.parametrize("n", [1, 70_000])
+def test_rows_on_threads_equal_one_thread(n):
+    rng = np.random.default_rng(n)
+    values = rng.integers(-10**12, 10**12, n)
+    texts = Texts.from_strings([str(v) for v in rng.integers(0, 1000, 50).tolist()])
+    pick = rng.integers(0, 50, n)
+
+    def render(threads):
+        rows = Rows(n)
+        rows.text(texts, pick)
+        rows.const("\t")
+        rows.int(values)
+        rows.const("\n")
+        return rows.render(threads)
+
+    assert render(4) == render(1)
+    assert render(1).decode().splitlines()[:3] == [f"{texts.strings()[p]}\t{v}" for p, v in
+                                                   zip(pick[:3].tolist(), values[:3].tolist())]
