@@ -142,3 +142,21 @@ def test_rows_on_threads_equal_one_thread(n):
     assert render(4) == render(1)
     assert render(1).decode().splitlines()[:3] == [f"{texts.strings()[p]}\t{v}" for p, v in
                                                    zip(pick[:3].tolist(), values[:3].tolist())]
+
+
+def test_path_runs_on_threads_equal_one_thread():
+    from swgpu.align.runs import path_runs
+
+    rng = np.random.default_rng(9)
+    n = 40_000
+    sizes = rng.integers(0, 12, n)
+    off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=off[1:])
+    ops = rng.choice(np.array([0, 0, 0, 1, 2], np.uint8), int(off[-1]))
+    q, t = rng.integers(0, 5, 20 * n).astype(np.uint8), rng.integers(0, 5, 20 * n).astype(np.uint8)
+    qpos, tpos = np.arange(n) * 20, np.arange(n) * 20
+    one = path_runs(ops, off, q, qpos, t, tpos, 4, threads=1)
+    four = path_runs(ops, off, q, qpos, t, tpos, 4, threads=4)
+    for x, y in zip(one[0] + one[1], four[0] + four[1]):
+        np.testing.assert_array_equal(x, y)
+    assert one[0][2][-1] == one[0][0].size and one[0][0].sum() == ops.size

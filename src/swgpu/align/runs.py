@@ -20,15 +20,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..io.ranges import ranges, run_ranges
+
 __all__ = ["path_runs"]
 
 _EQ, _X, _I, _D = ord("="), ord("X"), ord("I"), ord("D")
 
 
 @njit(cache=True, nogil=True)
-def _runs(ops, off, qcodes, qpos, tcodes, tpos, unknown, run_len, run_op, run_off, counts):  # pragma: no cover
-    r = 0
-    for k in range(off.size - 1):
+def _runs(ops, off, qcodes, qpos, tcodes, tpos, unknown, run_len, run_op, run_off, counts, a, b):  # pragma: no cover
+    r = off[a]  # (a path has at most as many runs as columns: the runs of paths a.. fit from here)
+    for k in range(a, b):
         run_off[k] = r
         i = qpos[k]
         j = tpos[k]
@@ -73,21 +75,32 @@ def _runs(ops, off, qcodes, qpos, tcodes, tpos, unknown, run_len, run_op, run_of
         counts[3, k] = opens
         counts[4, k] = i - qpos[k]
         counts[5, k] = j - tpos[k]
-    run_off[off.size - 1] = r
     return r
 
 
 def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np.ndarray, tcodes: np.ndarray,
-              tpos: np.ndarray, unknown: int) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], tuple]:
+              tpos: np.ndarray, unknown: int, threads: int | None = None
+              ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], tuple]:
     """Runs of the paths ``ops[offsets[k]:offsets[k + 1]]``, the ``k``-th starting at
     ``qcodes[qpos[k]]`` and ``tcodes[tpos[k]]``: ``(run lengths, run letters, run
     offsets)`` and ``(matches, mismatches, gap columns, gap opens, query letters
-    used, target letters used)`` of each path (``int64`` arrays)."""
+    used, target letters used)`` of each path (``int64`` arrays). Ranges of
+    paths run on ``threads`` threads (default: the processors')."""
     n = offsets.size - 1
+    offsets = offsets.astype(np.int64, copy=False)
     run_len = np.empty(ops.size, dtype=np.int64)
     run_op = np.empty(ops.size, dtype=np.uint8)
     run_off = np.empty(n + 1, dtype=np.int64)
     counts = np.zeros((6, n), dtype=np.int64)
-    r = _runs(ops, offsets.astype(np.int64, copy=False), qcodes, qpos.astype(np.int64, copy=False), tcodes,
-              tpos.astype(np.int64, copy=False), np.uint8(unknown), run_len, run_op, run_off, counts)
-    return (run_len[:r].copy(), run_op[:r].copy(), run_off), tuple(counts)
+    qpos, tpos = qpos.astype(np.int64, copy=False), tpos.astype(np.int64, copy=False)
+    parts = ranges(n, threads, least=1 << 14)
+    ends = run_ranges(lambda a, b: _runs(ops, offsets, qcodes, qpos, tcodes, tpos, np.uint8(unknown), run_len,
+                                         run_op, run_off, counts, a, b), parts)
+    pieces = [(int(offsets[a]), end) for (a, _), end in zip(parts, ends)]  # each range's runs, end to end
+    shift = np.cumsum([0] + [end - start for start, end in pieces])
+    for (a, b), (start, _), to in zip(parts, pieces, shift.tolist()):
+        run_off[a:b] += to - start
+    run_off[n] = int(shift[-1])
+    lengths = np.concatenate([run_len[a:b] for a, b in pieces])
+    letters = np.concatenate([run_op[a:b] for a, b in pieces])
+    return (lengths, letters, run_off), tuple(counts)

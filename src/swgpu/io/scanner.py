@@ -119,6 +119,64 @@ def _scan(data, cls, table, letters, codes):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def _scan_lines(data, cls, letters):  # pragma: no cover
+    """:func:`_scan` for files whose letter lines hold letters alone (a ``\\r``
+    before the line end aside): each such line is copied whole, unchecked --
+    its letters' codes then show what is not a letter (255)."""
+    n = data.size
+    cap = 1024
+    fields = np.empty((cap, 4), dtype=np.int64)
+    loff = np.empty(cap + 1, dtype=np.int64)
+    p = 0
+    r = -1
+    w = 0
+    bad = 0
+    while p < n:
+        q = p
+        while q < n and data[q] != 10:
+            q += 1
+        if data[p] == 62:
+            r += 1
+            if r + 1 >= cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:r] = fields[:r]
+                fields = grown
+                loff = _grow(loff, cap + 1)
+            loff[r] = w
+            for c in range(p + 1, q):
+                bad |= cls[data[c]] & (_HEAD | _CONTROL)
+            a = p + 1
+            while a < q and cls[data[a]] != _WS:
+                a += 1
+            fields[r, 0] = p + 1
+            fields[r, 1] = a
+            if a == p + 1:
+                bad |= _NAMELESS
+            while a < q and cls[data[a]] == _WS:
+                a += 1
+            b = q
+            while b > a and cls[data[b - 1]] == _WS:
+                b -= 1
+            fields[r, 2] = a
+            fields[r, 3] = b
+        else:
+            if r < 0:
+                return fields[:0], loff[:1], 0, bad | _EMPTY
+            b = q
+            if b > p and data[b - 1] == 13:
+                b -= 1
+            letters[w:w + b - p] = data[p:b]
+            w += b - p
+        p = q + 1
+    loff[r + 1] = w
+    for k in range(r + 1):
+        if loff[k + 1] == loff[k]:
+            bad |= _EMPTY
+    return fields[:r + 1], loff[:r + 2], w, bad
+
+
+@njit(cache=True, nogil=True)
 def _gather(data, starts, ends, out, offsets):  # pragma: no cover
     p = 0
     for k in range(starts.size):
@@ -145,12 +203,21 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
     letters = np.empty(data.size, dtype=np.uint8)
-    codes = np.empty(data.size, dtype=np.uint8)
-    fields, loff, used, bad = _scan(data, _CLASS, lut, letters, codes)
-    if bad:
-        return None
+    codes = None
+    if table is not None:
+        fields, loff, used, bad = _scan_lines(data, _CLASS, letters)
+        if not bad:  # letters alone on their lines: encoded with one look-up
+            encoded = letters[:used].tobytes().translate(table)
+            codes = None if b"\xff" in encoded else np.frombuffer(encoded, dtype=np.uint8)
+            # (255: whitespace inside lines, or what is not a letter: looked at byte by byte)
+    if codes is None:
+        codes = np.empty(data.size, dtype=np.uint8)
+        fields, loff, used, bad = _scan(data, _CLASS, lut, letters, codes)
+        if bad:
+            return None
+        codes = codes[:used]
     return (_column(data, fields[:, 0], fields[:, 1]), _column(data, fields[:, 2], fields[:, 3]),
-            Texts(letters[:used], loff), codes[:used])
+            Texts(letters[:used], loff), codes)
 
 
 def read_columns(path: str, alphabet: str | Alphabet | None):
@@ -177,7 +244,7 @@ def read_columns(path: str, alphabet: str | Alphabet | None):
     if len(raw) > LARGEST or raw[:1] != b">":
         return None
     data = np.frombuffer(raw, dtype=np.uint8)
-    guessed = _guess(data)
+    guessed = _guess(raw)
     if guessed is None:
         return None
     found = scan_fasta(data, get_alphabet(alphabet if alphabet is not None else guessed).table)
@@ -189,25 +256,20 @@ def read_columns(path: str, alphabet: str | Alphabet | None):
                                       alphabet if alphabet is not None else guessed), guessed
 
 
-def _guess(data: np.ndarray) -> Alphabet | None:
+def _guess(raw: bytes) -> Alphabet | None:
     """The alphabet guessed from the first records' letters (those of whole
     records up to :data:`SAMPLE_LETTERS` letters), scanning only as much of
-    ``data`` as they need."""
+    ``raw`` as they need."""
     size = 4 * SAMPLE_LETTERS
     while True:
-        end = data.size
-        if size < data.size:
-            found = data[size:].tobytes().find(b"\n>") if size * 2 >= data.size else \
-                data[size:2 * size].tobytes().find(b"\n>")
-            end = size + found + 1 if found >= 0 else data.size if size * 2 >= data.size else 0
-        if end:
-            first = scan_fasta(data[:end])
-            if first is None:
-                return None
-            letters = first[2]
-            if end == data.size or letters.offsets[-1] >= SAMPLE_LETTERS:
-                return guess_alphabet(_sample(letters))
-        size *= 2
+        found = raw.find(b"\n>", size) if size < len(raw) else -1
+        end = found + 1 if found >= 0 else len(raw)
+        first = scan_fasta(np.frombuffer(raw, dtype=np.uint8, count=end))
+        if first is None:
+            return None
+        if end == len(raw) or first[2].offsets[-1] >= SAMPLE_LETTERS:
+            return guess_alphabet(_sample(first[2]))
+        size = 2 * end
 
 
 def _sample(letters: Texts) -> bytes:

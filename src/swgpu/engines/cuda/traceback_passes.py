@@ -66,14 +66,16 @@ class Paths:
 
 def _batches(sizes, budget: int):
     """Consecutive index ranges whose ``sizes`` sum to at most ``budget`` (at least one each)."""
-    start, total = 0, 0
-    for k, s in enumerate(sizes):
-        if k > start and total + s > budget:
-            yield start, k
-            start, total = k, 0
-        total += int(s)
-    if start < len(sizes):
-        yield start, len(sizes)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = sizes.size
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < n:
+        base = int(ends[start - 1]) if start else 0
+        stop = int(np.searchsorted(ends, base + budget, side="right"))  # the sizes up to stop fit
+        stop = max(stop, start + 1)
+        yield start, stop
+        start = stop
 
 
 def offsets(sizes) -> np.ndarray:

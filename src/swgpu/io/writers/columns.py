@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from ..ranges import ranges, run_ranges
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import finite_or_none, format_bitscore, format_evalue
 from .rows import Rows, Texts
@@ -64,9 +65,24 @@ class References:
 
 
 def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Whether the strings ``buffer[starts[k]:ends[k]]`` are all different."""
+    """Whether the strings ``buffer[starts[k]:ends[k]]`` are all different: their
+    64-bit hashes are (equal strings have equal hashes), or, when two hashes
+    meet, the strings themselves are."""
+    hashes = np.empty(starts.size, dtype=np.uint64)
+    _hashes(buffer, starts, ends, hashes)
+    if np.unique(hashes).size == hashes.size:
+        return True
     data = buffer.tobytes()
     return len({data[a:b] for a, b in zip(starts.tolist(), ends.tolist())}) == starts.size
+
+
+@njit(cache=True, nogil=True)
+def _hashes(buf, starts, ends, out):  # pragma: no cover
+    for k in range(starts.size):  # FNV-1a
+        h = np.uint64(14695981039346656037)
+        for c in range(starts[k], ends[k]):
+            h = (h ^ np.uint64(buf[c])) * np.uint64(1099511628211)
+        out[k] = h
 
 
 def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
@@ -77,11 +93,14 @@ def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
     left = zero if left is None else np.asarray(left, dtype=np.int64)
     right = zero if right is None else np.asarray(right, dtype=np.int64)
     sizes = np.empty(n, dtype=np.int64)
-    _cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes)
+    parts = ranges(n)
+    run_ranges(lambda a, b: _cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes, a, b), parts)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    _cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, np.uint8(ord(clip)), offsets, out)
+    letter = np.uint8(ord(clip))
+    run_ranges(lambda a, b: _cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, letter,
+                                        offsets, out, a, b), parts)
     return Texts(out, offsets)
 
 
@@ -234,8 +253,8 @@ def _digits(v):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def _cigar_sizes(run_len, run_off, left, right, sizes):  # pragma: no cover
-    for k in range(sizes.size):
+def _cigar_sizes(run_len, run_off, left, right, sizes, a, b):  # pragma: no cover
+    for k in range(a, b):
         s = 0
         for r in range(run_off[k], run_off[k + 1]):
             s += _digits(run_len[r]) + 1
@@ -261,8 +280,8 @@ def _put(out, p, v, letter):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def _cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out):  # pragma: no cover
-    for k in range(offsets.size - 1):
+def _cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out, a, b):  # pragma: no cover
+    for k in range(a, b):
         p = offsets[k]
         if left[k] > 0:
             p = _put(out, p, left[k], clip)

@@ -19,17 +19,15 @@ b'read2\\t-5\\nr1\\t120\\n'
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numba import njit
 
+from ..ranges import ranges, run_ranges
 from ..texts import Texts
 
 __all__ = ["Texts", "Rows"]
 
 _POOLS = 4  # byte pools of one render (a fixed count: one compiled kernel)
-_PARALLEL_ROWS = 1 << 16  # batches with more lines are written on several threads
 
 
 class Rows:
@@ -102,16 +100,12 @@ class Rows:
         np.cumsum([len(c) for c in self._consts], out=coff[1:])
         sizes = np.empty(self.n, dtype=np.int64)
         spec = (kinds, args, ints, starts, ends, pool_of, const, coff)
-        _sizes(*spec, 0, self.n, sizes)
+        parts = ranges(self.n, threads)
+        run_ranges(lambda a, b: _sizes(*spec, a, b, sizes), parts)
         at = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(sizes, out=at[1:])
         out = np.empty(int(at[-1]), dtype=np.uint8)
-        parts = _parts(self.n, threads)
-        if len(parts) == 1:
-            _fill(*spec, pools, 0, self.n, at, out)
-        else:
-            with ThreadPoolExecutor(len(parts)) as pool:
-                list(pool.map(lambda ab: _fill(*spec, pools, ab[0], ab[1], at, out), parts))
+        run_ranges(lambda a, b: _fill(*spec, pools, a, b, at, out), parts)
         return out.tobytes()
 
 
@@ -120,14 +114,6 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     view = a.view()
     view.flags.writeable = False
     return view
-
-
-def _parts(n: int, threads: int | None) -> list[tuple[int, int]]:
-    import os
-
-    k = max(1, min(threads or os.cpu_count() or 1, 8, n // _PARALLEL_ROWS or 1))
-    cuts = np.linspace(0, n, k + 1).astype(np.int64).tolist()
-    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
 @njit(cache=True, nogil=True, inline="always")
