@@ -80,3 +80,18 @@ def test_scan_refuses_what_it_does_not_take():
     for text in [b"", b"ACGT\n", b">\nACGT\n", b">a\n#x\nAC\n", b">a\nAC\n>b\n", b">\xc3\xa9\nAC\n", b">a\nA\x01C\n"]:
         assert scanner.scan_fasta(np.frombuffer(text, dtype=np.uint8)) is None, text
     assert encoding.ENCODE_GROUP > 0
+
+
+def test_parts_on_threads_equal_one_part(monkeypatch):
+    rng = np.random.default_rng(4)
+    recs = [(f"r{k} d", "".join(rng.choice(list("ACGTN"), int(rng.integers(1, 2000))))) for k in range(2000)]
+    data = np.frombuffer("".join(f">{n}\n{t[:70]}\n{t[70:]}\r\n" for n, t in recs).encode(), dtype=np.uint8)
+    table = scanner.get_alphabet("dna").table
+    one = scanner.scan_fasta(data, table, threads=1)
+    monkeypatch.setattr(scanner, "_PART_LEAST", 1000)
+    many = scanner.scan_fasta(data, table, threads=7)
+    for a, b in zip(one[:3], many[:3]):
+        assert a.strings() == b.strings()
+        np.testing.assert_array_equal(a.offsets, b.offsets)
+    np.testing.assert_array_equal(one[3], many[3])
+    assert one[0].strings()[:2] == ["r0", "r1"] and one[2].strings()[5] == recs[5][1]

@@ -19,6 +19,7 @@ as in FASTA headers.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 from ..exceptions import InputError
 from .alphabet import DNA, Alphabet, check_alphabet
@@ -80,7 +81,9 @@ def read_pair_files(query_path, target_path, *,
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    queries, targets = (read_sequence_batch(path, DNA) for path in (query_path, target_path))
+    with ThreadPoolExecutor(2) as pool:  # both files at once (the reading and the scan release the lock)
+        reads = [pool.submit(read_sequence_batch, path, DNA) for path in (query_path, target_path)]
+        queries, targets = (r.result() for r in reads)  # (the query file's error first)
     if expect is not None:  # both files read first, then checked (a letter that is not DNA is found first)
         for path, batch in ((query_path, queries), (target_path, targets)):
             check_alphabet(batch.records(), expect, _WHAT, source=source_name(path), hint=None)

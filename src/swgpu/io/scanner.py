@@ -30,12 +30,14 @@ import numpy as np
 from numba import njit
 
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
+from .ranges import ranges, run_ranges
 from .texts import Texts
 
 __all__ = ["scan_fasta", "read_columns", "LARGEST"]
 
 #: Files larger than this (decompressed) are read record by record.
 LARGEST = 1 << 34
+_PART_LEAST = 16 << 20  # bytes of a part scanned by a thread of its own
 
 _WS, _HEAD, _NAMELESS, _COMMENT, _CONTROL, _EMPTY, _INVALID = 1, 2, 4, 8, 16, 32, 64  # byte classes, problems
 _CLASS = np.zeros(256, dtype=np.uint8)
@@ -119,10 +121,11 @@ def _scan(data, cls, table, letters, codes):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def _scan_lines(data, cls, letters):  # pragma: no cover
+def _scan_lines(data, cls, lut, letters, codes):  # pragma: no cover
     """:func:`_scan` for files whose letter lines hold letters alone (a ``\\r``
-    before the line end aside): each such line is copied whole, unchecked --
-    its letters' codes then show what is not a letter (255)."""
+    before the line end aside): each such line is copied and encoded whole --
+    a code 255 (what is not a letter of the alphabet, whitespace inside a line
+    among them) gives the problem ``_INVALID``."""
     n = data.size
     cap = 1024
     fields = np.empty((cap, 4), dtype=np.int64)
@@ -166,8 +169,16 @@ def _scan_lines(data, cls, letters):  # pragma: no cover
             b = q
             if b > p and data[b - 1] == 13:
                 b -= 1
-            letters[w:w + b - p] = data[p:b]
-            w += b - p
+            invalid = False
+            for c in range(p, b):
+                x = data[c]
+                letters[w] = x
+                code = lut[x]
+                codes[w] = code
+                invalid |= code == 255
+                w += 1
+            if invalid:
+                bad |= _INVALID
         p = q + 1
     loff[r + 1] = w
     for k in range(r + 1):
@@ -194,7 +205,7 @@ def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
     return Texts(out, offsets)
 
 
-def scan_fasta(data: np.ndarray, table: bytes | None = None):
+def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None):
     """Names, descriptions and letters of the FASTA text ``data`` (``uint8``),
     and the letters' codes by ``table`` (an alphabet's 256-byte table: 255 for
     a letter not of the alphabet; without it the codes are the letters); or
@@ -203,21 +214,42 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
     letters = np.empty(data.size, dtype=np.uint8)
-    codes = None
-    if table is not None:
-        fields, loff, used, bad = _scan_lines(data, _CLASS, letters)
-        if not bad:  # letters alone on their lines: encoded with one look-up
-            encoded = letters[:used].tobytes().translate(table)
-            codes = None if b"\xff" in encoded else np.frombuffer(encoded, dtype=np.uint8)
-            # (255: whitespace inside lines, or what is not a letter: looked at byte by byte)
-    if codes is None:
-        codes = np.empty(data.size, dtype=np.uint8)
+    codes = np.empty(data.size, dtype=np.uint8)
+    found = _scan_parts(data, lut, letters, codes, threads) if table is not None else None
+    if found is None:  # looked at byte by byte (what is not the common case gives None)
         fields, loff, used, bad = _scan(data, _CLASS, lut, letters, codes)
         if bad:
             return None
-        codes = codes[:used]
+        found = fields, loff, letters[:used], codes[:used]
+    fields, loff, letters, codes = found
     return (_column(data, fields[:, 0], fields[:, 1]), _column(data, fields[:, 2], fields[:, 3]),
-            Texts(letters[:used], loff), codes)
+            Texts(letters, loff), codes)
+
+
+def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: np.ndarray, threads: int | None):
+    """:func:`_scan_lines` of parts of ``data`` that each begin with a record, on
+    threads: each part's letters and codes written where its bytes lie, then
+    put end to end. ``None`` when a part has a problem."""
+    raw = memoryview(data)
+    cuts = [0]
+    for a, _ in ranges(data.size, threads, least=_PART_LEAST)[1:]:
+        found = bytes(raw[a:a + (1 << 20)]).find(b"\n>")  # (a record longer than that: one part fewer)
+        if found >= 0 and a + found + 1 > cuts[-1]:
+            cuts.append(a + found + 1)
+    cuts.append(data.size)
+    parts = list(zip(cuts[:-1], cuts[1:]))
+    got = run_ranges(lambda a, b: _scan_lines(data[a:b], _CLASS, lut, letters[a:b], codes[a:b]), parts)
+    if any(bad for _, _, _, bad in got):
+        return None
+    if len(got) == 1:
+        fields, loff, used, _ = got[0]
+        return fields, loff, letters[:used], codes[:used]
+    fields = np.concatenate([f + a for (a, _), (f, _, _, _) in zip(parts, got)])
+    shift = np.cumsum([0] + [used for _, _, used, _ in got])
+    loff = np.concatenate([lo[:-1] + sh for (_, lo, _, _), sh in zip(got, shift.tolist())] + [shift[-1:]])
+    keep = [(a, a + used) for (a, _), (_, _, used, _) in zip(parts, got)]
+    return (fields, loff, np.concatenate([letters[a:b] for a, b in keep]),
+            np.concatenate([codes[a:b] for a, b in keep]))
 
 
 def read_columns(path: str, alphabet: str | Alphabet | None):

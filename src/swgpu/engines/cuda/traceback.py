@@ -23,6 +23,7 @@ from ...align.traceback import BASE_CELLS, check_pair
 from ...io.sequence import Sequence
 from ...scoring import Scoring
 from . import runtime
+from .staging import stager
 from .traceback_passes import Paths, TracebackPasses, offsets
 
 __all__ = ["CudaTracer"]
@@ -81,7 +82,9 @@ class CudaTracer:
         cp = self._cp
         with cp.cuda.Device(self.device_id):
             passes = self._ready()
-            A, B = cp.asarray(qcodes), cp.asarray(tcodes)
+            A, B = cp.empty(max(qcodes.size, 1), np.uint8), cp.empty(max(tcodes.size, 1), np.uint8)
+            stream = cp.cuda.get_current_stream()  # (the passes start after the current stream's work)
+            stager(cp).upload([(qcodes, A[:qcodes.size]), (tcodes, B[:tcodes.size])], stream).finish()
             exp = None if expected is None else np.asarray(expected, np.int64)[live]
             got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp)
         if live.size == n:
