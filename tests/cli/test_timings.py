@@ -25,7 +25,7 @@ def test_screen_and_align_timings(run_cli, tmp_path):
     code, out, err = run_cli(["screen", "--pairs", pairs, "--threshold", "1", "-f", "sam", "--device", "cpu",
                               "--timings", "-o", tmp_path / "s.sam"])
     assert code == 0
-    assert _phases(err, "screen") == ["read", "upload", "score", "traceback", "write", "total"]
+    assert _phases(err, "screen") == ["read", "upload", "score", "traceback+write", "total"]
     code, out, err = run_cli(["align", EX / "queries.fasta", EX / "queries.fasta", "--timings", "-o",
                               tmp_path / "a.txt"])
     assert code == 0 and _phases(err, "align") == ["read", "traceback+write", "total"]

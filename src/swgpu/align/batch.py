@@ -147,6 +147,11 @@ class AlignmentBatch:
         """The alignments of ``batches``, in order, as one batch."""
         if len(batches) == 1:
             return batches[0]
+        if not batches:
+            return cls(**{f.name: np.zeros(1 if f.name == "run_offset" else 0,
+                                           np.float64 if f.name in ("evalue", "bitscore")
+                                           else np.uint8 if f.name in ("strand", "run_op") else np.int64)
+                          for f in fields(cls)})
         values = {}
         for f in fields(cls):
             parts = [getattr(b, f.name) for b in batches]

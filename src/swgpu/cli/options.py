@@ -250,27 +250,29 @@ def write_alignments(args, scoring, rows, targets=None, descriptions=None, secon
     return writer.count
 
 
-def write_batch(args, scoring, batch, queries, targets, alignments) -> int:
-    """Write an :class:`~swgpu.align.batch.AlignmentBatch` of alignments of
-    ``queries[batch.query_index[k]]`` against ``targets[batch.target_index[k]]``
-    (two :class:`~swgpu.io.sequence_batch.SequenceBatch`) to ``args.output`` in
-    ``args.format``: SAM and blast6 in compiled code, as the columns lie; the
-    other formats (or columns) one record at a time from ``alignments()`` (the
-    batch's :class:`~swgpu.align.alignment.Alignment` objects, made only then).
-    The SAM header lists the batch's targets in order of first appearance.
-    Returns how many alignments were written."""
+def write_batches(args, scoring, batches, queries, targets, target_index, target_lengths) -> int:
+    """Write :class:`~swgpu.align.batch.AlignmentBatch` es (of alignments of
+    ``queries[batch.query_index[k]]`` against ``targets[batch.target_index[k]]``,
+    two :class:`~swgpu.io.sequence_batch.SequenceBatch`) to ``args.output`` in
+    ``args.format`` as they come: SAM and blast6 in compiled code, as the
+    columns lie; the other formats (or columns) one record at a time from the
+    batch's :class:`~swgpu.align.alignment.Alignment` objects. The SAM header
+    lists the targets ``target_index`` (lengths ``target_lengths``) in order
+    of first appearance. Returns how many alignments were written."""
     from ..io.writers import AlignmentWriter
     from ..io.writers.columns import References
 
     tnames = targets.name_texts()
-    refs = References(tnames, batch.target_index, batch.target_length)
+    refs = References(tnames, target_index, target_lengths)
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=refs if args.format == "sam" else None, header=args.format == "pairwise",
                          columns=getattr(args, "columns", None)) as writer:
-        if not writer.write_columns(batch, queries.name_texts(), tnames, queries.letter_texts(), _complement_table()):
-            texts = queries.texts
-            for aln, i in zip(alignments(), batch.query_index.tolist()):
-                writer.write(aln, query_text=texts[i])
+        qnames, qletters, complement = queries.name_texts(), queries.letter_texts(), _complement_table()
+        for batch in batches:
+            if not writer.write_columns(batch, qnames, tnames, qletters, complement):
+                texts = queries.texts
+                for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
+                    writer.write(aln, query_text=texts[i])
     return writer.count
 
 

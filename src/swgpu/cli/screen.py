@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gc
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from ..exceptions import InputError
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
-                      write_batch)
+                      write_batches)
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -113,27 +114,39 @@ def _run(args) -> int:
     else:
         resolve_output(args)
     check_scoring(args)
-    queries, targets = _read_pairs(args)
-    report.phase("read")
-    scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
-                            gap_extend=args.gap_extend)
-    screener = Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads, strand=args.strand)
-    report.phase("upload")  # engine start
+
+    def start():  # the engine starts (a GPU's context) while the pairs are read
+        scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
+                                gap_extend=args.gap_extend)
+        return scoring, Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
+                                 strand=args.strand)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="swgpu-start") as pool:
+        starting = pool.submit(start)
+        try:
+            queries, targets = _read_pairs(args)
+        except BaseException:
+            starting.cancel()
+            raise
+        report.phase("read")
+        scoring, screener = starting.result()
+    report.phase("upload")  # engine start, what of it the reading did not cover
     total = pair_cells(queries, targets)
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
-        result = screener.screen(queries, targets, args.threshold)
-    for name, sec in screener.seconds.items():  # score (host packing, copies, kernels), traceback
-        report.phase(name, sec)
-    pairs = plural(len(queries), "pair")
-    if args.threshold is None:
-        with OutputFile(args.output) as out:
-            out.write("query\ttarget\tscore\n")
-            out.write_bytes(_score_table(queries, targets, result.scores))
-        report.phase("write")
-        report.summary(f"{pairs} scored, score table written")
-        return 0
-    written = write_batch(args, scoring, result.batch, *result.sources, lambda: result.alignments)
-    report.phase("write")
+        result = screener.scored(queries, targets, args.threshold)
+        report.phase("score", screener.seconds["score"])
+        pairs = plural(len(queries), "pair")
+        if args.threshold is None:
+            with OutputFile(args.output) as out:
+                out.write("query\ttarget\tscore\n")
+                out.write_bytes(_score_table(queries, targets, result.scores))
+            report.phase("write")
+            report.summary(f"{pairs} scored, score table written")
+            return 0
+        queries, targets = result.sources  # (as batches)
+        written = write_batches(args, scoring, screener.traced(result), queries, targets, result.selected,
+                                targets.lengths[result.selected])
+    report.phase("traceback+write")  # streamed together: a batch traced while the one before is written
     report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
                    f"{plural(written, 'alignment')} written")
     return 0

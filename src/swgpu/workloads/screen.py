@@ -32,7 +32,9 @@ pass) and keeps, per pair, the better strand (plus on equal scores);
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Iterator
 from typing import Sequence as Seq
 
 import numpy as np
@@ -155,23 +157,57 @@ class Screener:
 
     def screen(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
         """Scores of all pairs; with ``threshold``, alignments of the pairs scoring at least it."""
+        result = self.scored(queries, targets, threshold)
+        if threshold is None:
+            return result
+        result.batch = AlignmentBatch.concat(list(self.traced(result)))
+        return result
+
+    def scored(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
+        """:meth:`screen` without the alignments: the scores, and with ``threshold``
+        the pairs selected (:meth:`traced` gives their alignments)."""
         t0 = time.perf_counter()
         scores, strands = self._strand_scores(queries, targets)
         self.seconds = {"score": time.perf_counter() - t0}
         if threshold is None:
             return ScreenResult(scores, strands=strands)
         selected = np.flatnonzero((scores >= threshold) & (scores > 0))
-        trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
-                          scoring=self.scoring)
         if not isinstance(queries, SequenceBatch):
             queries = SequenceBatch.from_sequences(list(queries)) if len(queries) else _empty_batch(self.scoring)
         if not isinstance(targets, SequenceBatch):
             targets = SequenceBatch.from_sequences(list(targets)) if len(targets) else _empty_batch(self.scoring)
-        qlen, tlen = queries.lengths[selected], targets.lengths[selected]
-        batch = trace.columns(queries, targets, selected, selected, scores[selected], strands[selected] == "-",
-                              (qlen, tlen, np.ones_like(tlen)))
-        self.seconds["traceback"] = trace.seconds
-        return ScreenResult(scores, selected, strands, batch, (queries, targets, self.scoring))
+        return ScreenResult(scores, selected, strands, None, (queries, targets, self.scoring))
+
+    #: Pairs traced together by :meth:`traced` (one traceback batch; the next is traced while one is written).
+    chunk = 1 << 18
+
+    def traced(self, result: ScreenResult) -> Iterator[AlignmentBatch]:
+        """The alignments of ``result``'s selected pairs (:meth:`scored`), in order,
+        :attr:`chunk` pairs a batch: the next batch is traced on a thread of its
+        own while the caller handles one, so that tracing and writing overlap."""
+        queries, targets = result.sources
+        trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
+                          scoring=self.scoring)
+        sel = result.selected
+        qlen, tlen = queries.lengths[sel], targets.lengths[sel]
+        minus = result.strands[sel] == "-"
+        expected = result.scores[sel]
+
+        def one(a: int, b: int) -> AlignmentBatch:
+            part = sel[a:b]
+            return trace.columns(queries, targets, part, part, expected[a:b], minus[a:b],
+                                 (qlen[a:b], tlen[a:b], np.ones(b - a, np.int64)), label=lambda k: f"pair {part[k]}")
+
+        cuts = list(range(0, sel.size, self.chunk)) + [sel.size]
+        spans = list(zip(cuts[:-1], cuts[1:])) or [(0, 0)]
+        with ThreadPoolExecutor(1, thread_name_prefix="swgpu-trace") as pool:
+            ahead = [pool.submit(one, *spans[0])]
+            for k in range(len(spans)):
+                if k + 1 < len(spans):
+                    ahead.append(pool.submit(one, *spans[k + 1]))
+                yield ahead[k].result()
+                ahead[k] = None
+                self.seconds["traceback"] = trace.seconds
 
 
 def _empty_batch(scoring: Scoring) -> SequenceBatch:

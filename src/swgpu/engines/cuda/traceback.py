@@ -80,6 +80,11 @@ class CudaTracer:
         if live.size == 0:
             return out
         cp = self._cp
+        # only the span of codes these pairs use goes to the GPU
+        qlo, qhi = int(qstart[live].min()), int((qstart[live] + qlen[live]).max())
+        tlo, thi = int(tstart[live].min()), int((tstart[live] + tlen[live]).max())
+        qcodes, tcodes = qcodes[qlo:qhi], tcodes[tlo:thi]
+        qstart, tstart = qstart - qlo, tstart - tlo
         with cp.cuda.Device(self.device_id):
             passes = self._ready()
             A, B = cp.empty(max(qcodes.size, 1), np.uint8), cp.empty(max(tcodes.size, 1), np.uint8)
