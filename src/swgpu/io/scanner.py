@@ -27,8 +27,6 @@ import os
 import stat
 
 import numpy as np
-from numba import njit
-
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
 from .ranges import ranges, run_ranges
 from .texts import Texts
@@ -39,7 +37,7 @@ __all__ = ["scan_fasta", "read_columns", "LARGEST"]
 LARGEST = 1 << 34
 _PART_LEAST = 16 << 20  # bytes of a part scanned by a thread of its own
 
-_WS, _HEAD, _NAMELESS, _COMMENT, _CONTROL, _EMPTY, _INVALID = 1, 2, 4, 8, 16, 32, 64  # byte classes, problems
+_WS, _HEAD, _COMMENT, _CONTROL = 1, 2, 8, 16  # byte classes (kernels.WS, ...)
 _CLASS = np.zeros(256, dtype=np.uint8)
 _CLASS[[ord(c) for c in " \t\r\v\f"]] = _WS
 _CLASS[[*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F]] = _CONTROL  # (\n ends lines; it is never looked up)
@@ -47,161 +45,12 @@ _CLASS[0x80:] = _HEAD  # not ASCII: fine in letters (refused there later), not i
 _CLASS[ord("#")] = _COMMENT
 
 
-@njit(cache=True, nogil=True)
-def _grow(a, size):  # pragma: no cover
-    b = np.empty(size, dtype=a.dtype)
-    b[:a.size] = a
-    return b
-
-
-@njit(cache=True, nogil=True)
-def _scan(data, cls, table, letters, codes):  # pragma: no cover
-    n = data.size
-    cap = 1024
-    fields = np.empty((cap, 4), dtype=np.int64)  # name start, end, description start, end
-    loff = np.empty(cap + 1, dtype=np.int64)
-    p = 0
-    r = -1
-    w = 0
-    bad = 0
-    while p < n:
-        if data[p] == 62:  # '>': a header line
-            r += 1
-            if r + 1 >= cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:r] = fields[:r]
-                fields = grown
-                loff = _grow(loff, cap + 1)
-            loff[r] = w
-            q = p + 1
-            while q < n and data[q] != 10:
-                bad |= cls[data[q]] & (_HEAD | _CONTROL)
-                q += 1
-            a = p + 1  # the name: up to the first whitespace
-            while a < q and cls[data[a]] != _WS:
-                a += 1
-            fields[r, 0] = p + 1
-            fields[r, 1] = a
-            if a == p + 1:
-                bad |= _NAMELESS
-            while a < q and cls[data[a]] == _WS:
-                a += 1
-            b = q
-            while b > a and cls[data[b - 1]] == _WS:
-                b -= 1
-            fields[r, 2] = a
-            fields[r, 3] = b
-            p = q + 1
-        else:  # letters
-            if r < 0:
-                return fields[:0], loff[:1], 0, bad | _EMPTY
-            q = p
-            while q < n:
-                x = data[q]
-                if x == 10:
-                    break
-                c = cls[x]
-                if c == 0 or c == _HEAD:
-                    letters[w] = x
-                    code = table[x]
-                    codes[w] = code
-                    if code == 255:
-                        bad |= _INVALID
-                    w += 1
-                elif c != _WS:
-                    bad |= c
-                q += 1
-            p = q + 1
-    loff[r + 1] = w
-    for k in range(r + 1):
-        if loff[k + 1] == loff[k]:
-            bad |= _EMPTY
-    return fields[:r + 1], loff[:r + 2], w, bad
-
-
-@njit(cache=True, nogil=True)
-def _scan_lines(data, cls, lut, letters, codes):  # pragma: no cover
-    """:func:`_scan` for files whose letter lines hold letters alone (a ``\\r``
-    before the line end aside): each such line is copied and encoded whole --
-    a code 255 (what is not a letter of the alphabet, whitespace inside a line
-    among them) gives the problem ``_INVALID``."""
-    n = data.size
-    cap = 1024
-    fields = np.empty((cap, 4), dtype=np.int64)
-    loff = np.empty(cap + 1, dtype=np.int64)
-    p = 0
-    r = -1
-    w = 0
-    bad = 0
-    while p < n:
-        q = p
-        while q < n and data[q] != 10:
-            q += 1
-        if data[p] == 62:
-            r += 1
-            if r + 1 >= cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:r] = fields[:r]
-                fields = grown
-                loff = _grow(loff, cap + 1)
-            loff[r] = w
-            for c in range(p + 1, q):
-                bad |= cls[data[c]] & (_HEAD | _CONTROL)
-            a = p + 1
-            while a < q and cls[data[a]] != _WS:
-                a += 1
-            fields[r, 0] = p + 1
-            fields[r, 1] = a
-            if a == p + 1:
-                bad |= _NAMELESS
-            while a < q and cls[data[a]] == _WS:
-                a += 1
-            b = q
-            while b > a and cls[data[b - 1]] == _WS:
-                b -= 1
-            fields[r, 2] = a
-            fields[r, 3] = b
-        else:
-            if r < 0:
-                return fields[:0], loff[:1], 0, bad | _EMPTY
-            b = q
-            if b > p and data[b - 1] == 13:
-                b -= 1
-            invalid = False
-            for c in range(p, b):
-                x = data[c]
-                letters[w] = x
-                code = lut[x]
-                codes[w] = code
-                invalid |= code == 255
-                w += 1
-            if invalid:
-                bad |= _INVALID
-        p = q + 1
-    loff[r + 1] = w
-    for k in range(r + 1):
-        if loff[k + 1] == loff[k]:
-            bad |= _EMPTY
-    return fields[:r + 1], loff[:r + 2], w, bad
-
-
-@njit(cache=True, nogil=True)
-def _gather(data, starts, ends, out, offsets):  # pragma: no cover
-    p = 0
-    for k in range(starts.size):
-        offsets[k] = p
-        for c in range(starts[k], ends[k]):
-            out[p] = data[c]
-            p += 1
-    offsets[starts.size] = p
-
-
 def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
+    from . import kernels as K
+
     out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
     offsets = np.empty(starts.size + 1, dtype=np.int64)
-    _gather(data, starts, ends, out, offsets)
+    K.gather(data, starts, ends, out, offsets)
     return Texts(out, offsets)
 
 
@@ -210,6 +59,8 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     and the letters' codes by ``table`` (an alphabet's 256-byte table: 255 for
     a letter not of the alphabet; without it the codes are the letters); or
     ``None`` when it is not of the common case (see the module notes)."""
+    from . import kernels as K
+
     if data.size == 0 or data[0] != ord(">"):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
@@ -217,7 +68,7 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     codes = np.empty(data.size, dtype=np.uint8)
     found = _scan_parts(data, lut, letters, codes, threads) if table is not None else None
     if found is None:  # looked at byte by byte (what is not the common case gives None)
-        fields, loff, used, bad = _scan(data, _CLASS, lut, letters, codes)
+        fields, loff, used, bad = K.scan(data, _CLASS, lut, letters, codes)
         if bad:
             return None
         found = fields, loff, letters[:used], codes[:used]
@@ -230,6 +81,8 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: n
     """:func:`_scan_lines` of parts of ``data`` that each begin with a record, on
     threads: each part's letters and codes written where its bytes lie, then
     put end to end. ``None`` when a part has a problem."""
+    from . import kernels as K
+
     raw = memoryview(data)
     cuts = [0]
     for a, _ in ranges(data.size, threads, least=_PART_LEAST)[1:]:
@@ -238,7 +91,7 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: n
             cuts.append(a + found + 1)
     cuts.append(data.size)
     parts = list(zip(cuts[:-1], cuts[1:]))
-    got = run_ranges(lambda a, b: _scan_lines(data[a:b], _CLASS, lut, letters[a:b], codes[a:b]), parts)
+    got = run_ranges(lambda a, b: K.scan_lines(data[a:b], _CLASS, lut, letters[a:b], codes[a:b]), parts)
     if any(bad for _, _, _, bad in got):
         return None
     if len(got) == 1:

@@ -19,8 +19,6 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from numba import njit
-
 from ..ranges import ranges, run_ranges
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import finite_or_none, format_bitscore, format_evalue
@@ -68,8 +66,10 @@ def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     """Whether the strings ``buffer[starts[k]:ends[k]]`` are all different: their
     64-bit hashes are (equal strings have equal hashes), or, when two hashes
     meet, the strings themselves are."""
+    from .. import kernels as K
+
     hashes = np.empty(starts.size, dtype=np.uint64)
-    _hashes(buffer, starts, ends, hashes)
+    K.hashes(buffer, starts, ends, hashes)
     hashes.sort()
     if not np.any(hashes[1:] == hashes[:-1]):
         return True
@@ -77,30 +77,23 @@ def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     return len({data[a:b] for a, b in zip(starts.tolist(), ends.tolist())}) == starts.size
 
 
-@njit(cache=True, nogil=True)
-def _hashes(buf, starts, ends, out):  # pragma: no cover
-    for k in range(starts.size):  # FNV-1a
-        h = np.uint64(14695981039346656037)
-        for c in range(starts[k], ends[k]):
-            h = (h ^ np.uint64(buf[c])) * np.uint64(1099511628211)
-        out[k] = h
-
-
 def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
     """Each alignment's CIGAR, with ``left[k]`` and ``right[k]`` clipped letters
     (``clip``: ``S`` or ``H``) before and after it where they are not 0."""
+    from .. import kernels as K
+
     n = len(batch.score)
     zero = np.zeros(n, dtype=np.int64)
     left = zero if left is None else np.asarray(left, dtype=np.int64)
     right = zero if right is None else np.asarray(right, dtype=np.int64)
     sizes = np.empty(n, dtype=np.int64)
     parts = ranges(n)
-    run_ranges(lambda a, b: _cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes, a, b), parts)
+    run_ranges(lambda a, b: K.cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes, a, b), parts)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     letter = np.uint8(ord(clip))
-    run_ranges(lambda a, b: _cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, letter,
+    run_ranges(lambda a, b: K.cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, letter,
                                         offsets, out, a, b), parts)
     return Texts(out, offsets)
 
@@ -108,12 +101,14 @@ def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
 def reverse_complements(letters: Texts, index: np.ndarray, complement: bytes) -> Texts:
     """Strings ``index`` of ``letters``, each reversed and translated by the
     256-byte table ``complement``, as a new column (in ``index`` order)."""
+    from .. import kernels as K
+
     index = np.asarray(index, dtype=np.int64)
     first, last = letters.offsets[index], letters.offsets[index + 1]
     offsets = np.zeros(index.size + 1, dtype=np.int64)
     np.cumsum(last - first, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    _reverse_fill(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8), offsets, out)
+    K.reverse_fill(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8), offsets, out)
     return Texts(out, offsets)
 
 
@@ -179,12 +174,14 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
 def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> Texts:
     """One column, in record order: the letters ``plus`` (string ``qi[k]``) of the
     plus records and ``reversed_`` (string ``k``) of the minus records."""
+    from .. import kernels as K
+
     first = np.where(minus, reversed_.offsets[:-1], plus.offsets[qi])
     last = np.where(minus, reversed_.offsets[1:], plus.offsets[qi + 1])
     offsets = np.zeros(qi.size + 1, dtype=np.int64)
     np.cumsum(last - first, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    _copy_two(plus.buffer, reversed_.buffer, minus.astype(np.uint8), first, last, offsets, out)
+    K.copy_two(plus.buffer, reversed_.buffer, minus.astype(np.uint8), first, last, offsets, out)
     return Texts(out, offsets)
 
 
@@ -243,69 +240,3 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> bytes | N
     rows.const("\n")
     return rows.render()
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _digits(v):  # pragma: no cover
-    n = 1
-    while v >= 10:
-        v //= 10
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _cigar_sizes(run_len, run_off, left, right, sizes, a, b):  # pragma: no cover
-    for k in range(a, b):
-        s = 0
-        for r in range(run_off[k], run_off[k + 1]):
-            s += _digits(run_len[r]) + 1
-        if left[k] > 0:
-            s += _digits(left[k]) + 1
-        if right[k] > 0:
-            s += _digits(right[k]) + 1
-        sizes[k] = s
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _put(out, p, v, letter):  # pragma: no cover
-    n = _digits(v)
-    q = p + n
-    while True:
-        q -= 1
-        out[q] = 48 + v % 10
-        v //= 10
-        if v == 0:
-            break
-    out[p + n] = letter
-    return p + n + 1
-
-
-@njit(cache=True, nogil=True)
-def _cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out, a, b):  # pragma: no cover
-    for k in range(a, b):
-        p = offsets[k]
-        if left[k] > 0:
-            p = _put(out, p, left[k], clip)
-        for r in range(run_off[k], run_off[k + 1]):
-            p = _put(out, p, run_len[r], run_op[r])
-        if right[k] > 0:
-            p = _put(out, p, right[k], clip)
-
-
-@njit(cache=True, nogil=True)
-def _reverse_fill(buf, first, last, table, offsets, out):  # pragma: no cover
-    for k in range(first.size):
-        p = offsets[k]
-        for c in range(last[k] - 1, first[k] - 1, -1):
-            out[p] = table[buf[c]]
-            p += 1
-
-
-@njit(cache=True, nogil=True)
-def _copy_two(a, b, which, first, last, offsets, out):  # pragma: no cover
-    for k in range(first.size):
-        src = b if which[k] else a
-        p = offsets[k]
-        for c in range(first[k], last[k]):
-            out[p] = src[c]
-            p += 1

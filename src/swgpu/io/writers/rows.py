@@ -20,8 +20,6 @@ b'read2\\t-5\\nr1\\t120\\n'
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
 from ..ranges import ranges, run_ranges
 from ..texts import Texts
 
@@ -79,6 +77,8 @@ class Rows:
         """Every line's fields, in order, as one ``bytes``."""
         if self.n == 0:
             return b""
+        from .. import kernels as K
+
         kinds = np.array(self._kinds, dtype=np.int64)
         args = np.array(self._args, dtype=np.int64)
         ints = np.stack(self._ints) if self._ints else np.zeros((1, self.n), np.int64)
@@ -101,11 +101,11 @@ class Rows:
         sizes = np.empty(self.n, dtype=np.int64)
         spec = (kinds, args, ints, starts, ends, pool_of, const, coff)
         parts = ranges(self.n, threads)
-        run_ranges(lambda a, b: _sizes(*spec, a, b, sizes), parts)
+        run_ranges(lambda a, b: K.sizes(*spec, a, b, sizes), parts)
         at = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(sizes, out=at[1:])
         out = np.empty(int(at[-1]), dtype=np.uint8)
-        run_ranges(lambda a, b: _fill(*spec, pools, a, b, at, out), parts)
+        run_ranges(lambda a, b: K.fill(*spec, pools, a, b, at, out), parts)
         return out.tobytes()
 
 
@@ -115,62 +115,3 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     view.flags.writeable = False
     return view
 
-
-@njit(cache=True, nogil=True, inline="always")
-def _digits(v):  # pragma: no cover
-    n = 1
-    if v < 0:
-        n += 1
-        v = -v
-    while v >= 10:
-        v //= 10
-        n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def _sizes(kinds, args, ints, starts, ends, pool_of, const, coff, a, b, sizes):  # pragma: no cover
-    for k in range(a, b):
-        size = 0
-        for f in range(kinds.size):
-            kind = kinds[f]
-            g = args[f]
-            if kind == 0:
-                size += _digits(ints[g, k])
-            elif kind == 1:
-                size += ends[g, k] - starts[g, k]
-            else:
-                size += coff[g + 1] - coff[g]
-        sizes[k] = size
-
-
-@njit(cache=True, nogil=True)
-def _fill(kinds, args, ints, starts, ends, pool_of, const, coff, pools, a, b, at, out):  # pragma: no cover
-    for k in range(a, b):
-        p = at[k]
-        for f in range(kinds.size):
-            kind = kinds[f]
-            g = args[f]
-            if kind == 0:
-                v = ints[g, k]
-                n = _digits(v)
-                if v < 0:
-                    out[p] = 45
-                    v = -v
-                q = p + n
-                while True:
-                    q -= 1
-                    out[q] = 48 + v % 10
-                    v //= 10
-                    if v == 0:
-                        break
-                p += n
-            elif kind == 1:
-                pool = pools[pool_of[g]]
-                for c in range(starts[g, k], ends[g, k]):
-                    out[p] = pool[c]
-                    p += 1
-            else:
-                for c in range(coff[g], coff[g + 1]):
-                    out[p] = const[c]
-                    p += 1

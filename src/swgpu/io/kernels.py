@@ -1,0 +1,302 @@
+"""The compiled kernels of the ``io`` layer (Numba, without the interpreter's
+lock): FASTA scanning (:mod:`.scanner`), line writing (:mod:`.writers.rows`)
+and CIGAR, reverse-complement and copy passes (:mod:`.writers.columns`).
+
+Kept apart so that importing the readers and writers does not import Numba:
+a command loads this module the first time it reads or writes in bulk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Byte classes and problems of the FASTA scan (:mod:`.scanner`).
+WS, HEAD, NAMELESS, COMMENT, CONTROL, EMPTY, INVALID = 1, 2, 4, 8, 16, 32, 64
+
+
+@njit(cache=True, nogil=True, inline="always")
+def digits_signed(v):  # pragma: no cover
+    n = 1
+    if v < 0:
+        n += 1
+        v = -v
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def digits(v):  # pragma: no cover
+    n = 1
+    while v >= 10:
+        v //= 10
+        n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def sizes(kinds, args, ints, starts, ends, pool_of, const, coff, a, b, sizes):  # pragma: no cover
+    for k in range(a, b):
+        size = 0
+        for f in range(kinds.size):
+            kind = kinds[f]
+            g = args[f]
+            if kind == 0:
+                size += digits_signed(ints[g, k])
+            elif kind == 1:
+                size += ends[g, k] - starts[g, k]
+            else:
+                size += coff[g + 1] - coff[g]
+        sizes[k] = size
+
+
+@njit(cache=True, nogil=True)
+def fill(kinds, args, ints, starts, ends, pool_of, const, coff, pools, a, b, at, out):  # pragma: no cover
+    for k in range(a, b):
+        p = at[k]
+        for f in range(kinds.size):
+            kind = kinds[f]
+            g = args[f]
+            if kind == 0:
+                v = ints[g, k]
+                n = digits_signed(v)
+                if v < 0:
+                    out[p] = 45
+                    v = -v
+                q = p + n
+                while True:
+                    q -= 1
+                    out[q] = 48 + v % 10
+                    v //= 10
+                    if v == 0:
+                        break
+                p += n
+            elif kind == 1:
+                pool = pools[pool_of[g]]
+                for c in range(starts[g, k], ends[g, k]):
+                    out[p] = pool[c]
+                    p += 1
+            else:
+                for c in range(coff[g], coff[g + 1]):
+                    out[p] = const[c]
+                    p += 1
+
+
+@njit(cache=True, nogil=True)
+def hashes(buf, starts, ends, out):  # pragma: no cover
+    for k in range(starts.size):  # FNV-1a
+        h = np.uint64(14695981039346656037)
+        for c in range(starts[k], ends[k]):
+            h = (h ^ np.uint64(buf[c])) * np.uint64(1099511628211)
+        out[k] = h
+
+
+@njit(cache=True, nogil=True)
+def cigar_sizes(run_len, run_off, left, right, sizes, a, b):  # pragma: no cover
+    for k in range(a, b):
+        s = 0
+        for r in range(run_off[k], run_off[k + 1]):
+            s += digits(run_len[r]) + 1
+        if left[k] > 0:
+            s += digits(left[k]) + 1
+        if right[k] > 0:
+            s += digits(right[k]) + 1
+        sizes[k] = s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def put(out, p, v, letter):  # pragma: no cover
+    n = digits(v)
+    q = p + n
+    while True:
+        q -= 1
+        out[q] = 48 + v % 10
+        v //= 10
+        if v == 0:
+            break
+    out[p + n] = letter
+    return p + n + 1
+
+
+@njit(cache=True, nogil=True)
+def cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out, a, b):  # pragma: no cover
+    for k in range(a, b):
+        p = offsets[k]
+        if left[k] > 0:
+            p = put(out, p, left[k], clip)
+        for r in range(run_off[k], run_off[k + 1]):
+            p = put(out, p, run_len[r], run_op[r])
+        if right[k] > 0:
+            p = put(out, p, right[k], clip)
+
+
+@njit(cache=True, nogil=True)
+def reverse_fill(buf, first, last, table, offsets, out):  # pragma: no cover
+    for k in range(first.size):
+        p = offsets[k]
+        for c in range(last[k] - 1, first[k] - 1, -1):
+            out[p] = table[buf[c]]
+            p += 1
+
+
+@njit(cache=True, nogil=True)
+def copy_two(a, b, which, first, last, offsets, out):  # pragma: no cover
+    for k in range(first.size):
+        src = b if which[k] else a
+        p = offsets[k]
+        for c in range(first[k], last[k]):
+            out[p] = src[c]
+            p += 1
+
+
+@njit(cache=True, nogil=True)
+def grow(a, size):  # pragma: no cover
+    b = np.empty(size, dtype=a.dtype)
+    b[:a.size] = a
+    return b
+
+
+@njit(cache=True, nogil=True)
+def scan(data, cls, table, letters, codes):  # pragma: no cover
+    n = data.size
+    cap = 1024
+    fields = np.empty((cap, 4), dtype=np.int64)  # name start, end, description start, end
+    loff = np.empty(cap + 1, dtype=np.int64)
+    p = 0
+    r = -1
+    w = 0
+    bad = 0
+    while p < n:
+        if data[p] == 62:  # '>': a header line
+            r += 1
+            if r + 1 >= cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:r] = fields[:r]
+                fields = grown
+                loff = grow(loff, cap + 1)
+            loff[r] = w
+            q = p + 1
+            while q < n and data[q] != 10:
+                bad |= cls[data[q]] & (HEAD | CONTROL)
+                q += 1
+            a = p + 1  # the name: up to the first whitespace
+            while a < q and cls[data[a]] != WS:
+                a += 1
+            fields[r, 0] = p + 1
+            fields[r, 1] = a
+            if a == p + 1:
+                bad |= NAMELESS
+            while a < q and cls[data[a]] == WS:
+                a += 1
+            b = q
+            while b > a and cls[data[b - 1]] == WS:
+                b -= 1
+            fields[r, 2] = a
+            fields[r, 3] = b
+            p = q + 1
+        else:  # letters
+            if r < 0:
+                return fields[:0], loff[:1], 0, bad | EMPTY
+            q = p
+            while q < n:
+                x = data[q]
+                if x == 10:
+                    break
+                c = cls[x]
+                if c == 0 or c == HEAD:
+                    letters[w] = x
+                    code = table[x]
+                    codes[w] = code
+                    if code == 255:
+                        bad |= INVALID
+                    w += 1
+                elif c != WS:
+                    bad |= c
+                q += 1
+            p = q + 1
+    loff[r + 1] = w
+    for k in range(r + 1):
+        if loff[k + 1] == loff[k]:
+            bad |= EMPTY
+    return fields[:r + 1], loff[:r + 2], w, bad
+
+
+@njit(cache=True, nogil=True)
+def scan_lines(data, cls, lut, letters, codes):  # pragma: no cover
+    """:func:`_scan` for files whose letter lines hold letters alone (a ``\\r``
+    before the line end aside): each such line is copied and encoded whole --
+    a code 255 (what is not a letter of the alphabet, whitespace inside a line
+    among them) gives the problem ``INVALID``."""
+    n = data.size
+    cap = 1024
+    fields = np.empty((cap, 4), dtype=np.int64)
+    loff = np.empty(cap + 1, dtype=np.int64)
+    p = 0
+    r = -1
+    w = 0
+    bad = 0
+    while p < n:
+        q = p
+        while q < n and data[q] != 10:
+            q += 1
+        if data[p] == 62:
+            r += 1
+            if r + 1 >= cap:
+                cap *= 2
+                grown = np.empty((cap, 4), dtype=np.int64)
+                grown[:r] = fields[:r]
+                fields = grown
+                loff = grow(loff, cap + 1)
+            loff[r] = w
+            for c in range(p + 1, q):
+                bad |= cls[data[c]] & (HEAD | CONTROL)
+            a = p + 1
+            while a < q and cls[data[a]] != WS:
+                a += 1
+            fields[r, 0] = p + 1
+            fields[r, 1] = a
+            if a == p + 1:
+                bad |= NAMELESS
+            while a < q and cls[data[a]] == WS:
+                a += 1
+            b = q
+            while b > a and cls[data[b - 1]] == WS:
+                b -= 1
+            fields[r, 2] = a
+            fields[r, 3] = b
+        else:
+            if r < 0:
+                return fields[:0], loff[:1], 0, bad | EMPTY
+            b = q
+            if b > p and data[b - 1] == 13:
+                b -= 1
+            invalid = False
+            for c in range(p, b):
+                x = data[c]
+                letters[w] = x
+                code = lut[x]
+                codes[w] = code
+                invalid |= code == 255
+                w += 1
+            if invalid:
+                bad |= INVALID
+        p = q + 1
+    loff[r + 1] = w
+    for k in range(r + 1):
+        if loff[k + 1] == loff[k]:
+            bad |= EMPTY
+    return fields[:r + 1], loff[:r + 2], w, bad
+
+
+@njit(cache=True, nogil=True)
+def gather(data, starts, ends, out, offsets):  # pragma: no cover
+    p = 0
+    for k in range(starts.size):
+        offsets[k] = p
+        for c in range(starts[k], ends[k]):
+            out[p] = data[c]
+            p += 1
+    offsets[starts.size] = p
