@@ -1,10 +1,16 @@
 """``swgpu search`` on a Dask cluster (``--workers``, ``--scheduler``,
-``SWGPU_SCHEDULER``) writes the file a run in one process writes; bad cluster
-options are one line naming the flag, exit status 2."""
+``SWGPU_SCHEDULER``) writes the file a run in one process writes; the local
+cluster of ``--workers`` listens on the loopback interface only, serves no
+page, keeps its files in a private folder removed at the end, and prints none
+of Dask's log lines unless ``--verbose``; bad cluster options are one line
+naming the flag, exit status 2."""
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -12,7 +18,9 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from swgpu.parallel.dask_executor import SCHEDULER_ENV, DaskExecutor  # noqa: E402
+import swgpu.cli.cluster  # noqa: E402
+from dask_checks import check_loopback_only, check_private, dask_log_level, local_directory, served_pages  # noqa: E402
+from swgpu.parallel.dask_executor import QUIET, SCHEDULER_ENV, DaskExecutor  # noqa: E402
 
 EXAMPLES = Path(str(resources.files("swgpu").joinpath("data", "examples")))
 SEARCH = ["search", "-q", EXAMPLES / "queries.fasta", "-d", EXAMPLES / "targets.fasta", "--device", "cpu",
@@ -47,9 +55,33 @@ def _error_line(code, out, err):
     return err.strip()
 
 
-def test_local_workers_write_the_same_file(run_cli, tmp_path, plain):
-    code, _, err = run_cli(SEARCH + ["--workers", "2", "-o", tmp_path / "dask.tsv"])
+@pytest.mark.parametrize("verbose", [False, True])
+def test_local_workers_write_the_same_file(run_cli, tmp_path, plain, monkeypatch, verbose):
+    """And while the cluster runs, every socket of this process and its
+    children listens on 127.0.0.1 or ::1, the workers' folders are in one
+    private folder of the temporary folder ($TMPDIR), gone after the run, and
+    Dask's log lines are printed from INFO up with --verbose, else none."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    seen = []
+
+    def executor_from(args):
+        executor = executor_from.original(args)
+        check_loopback_only(executor.run(os.getpid).values())
+        assert served_pages(executor) == []
+        check_private(executor.run(local_directory).values(), tmp)
+        levels = set(executor.run(dask_log_level).values())  # the workers' (pytest's handler stands in for Dask's here)
+        assert levels == ({logging.INFO} if verbose else {QUIET}), levels
+        seen.append(executor)
+        return executor
+
+    executor_from.original = swgpu.cli.cluster.executor_from
+    monkeypatch.setattr(swgpu.cli.cluster, "executor_from", executor_from)
+    code, _, err = run_cli(SEARCH + ["--workers", "2", "-o", tmp_path / "dask.tsv"] + ["--verbose"] * verbose)
     assert code == 0, err
+    assert len(seen) == 1 and list(tmp.iterdir()) == []
     assert (tmp_path / "dask.tsv").read_bytes() == plain["tsv"]
     assert plain["tsv"].count(b"\n") > 10
 

@@ -1,5 +1,6 @@
 """SIGTERM and SIGHUP stop a command as Ctrl-C does: the output being written
-is removed (no hidden temporary file, no partial file), exit status 128 + signal."""
+is removed (no hidden temporary file, no partial file), exit status 128 + signal;
+on a local Dask cluster too, at once and in one line."""
 
 from __future__ import annotations
 
@@ -104,3 +105,60 @@ def test_a_signal_lost_in_a_destructor_is_sent_again():
         assert info.value.signum == signal.SIGTERM and time.monotonic() < deadline
     finally:
         termination.restore()
+
+
+def _search_inputs(folder: Path) -> None:
+    """Random proteins: 150 queries against 4000 of length 300, a search of
+    many seconds on two workers."""
+    rng = random.Random(11)
+    for name, count in (("q.fa", 150), ("db.fa", 4000)):
+        records = (f">{name[0]}{i}\n{''.join(rng.choices(LETTERS, k=300))}\n" for i in range(count))
+        (folder / name).write_text("".join(records))
+
+
+@pytest.mark.parametrize("signum,code,kill_worker", [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, True)])
+def test_signal_stops_a_local_cluster_at_once(tmp_path, signum, code, kill_worker):
+    """``--workers 2`` busy with a search: the signal ends it within 2 s,
+    with the one line of the command line (no traceback, none of Dask's log
+    lines, also after a worker was killed), and the cluster's private
+    folder is removed."""
+    pytest.importorskip("distributed")
+    psutil = pytest.importorskip("psutil")
+    _search_inputs(tmp_path)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    cmd = [sys.executable, "-m", "swgpu", "search", "-q", "q.fa", "-d", "db.fa", "--device", "cpu", "--threads", "1",
+           "--workers", "2", "--quiet", "-o", "out.tsv"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=dict(os.environ, TMPDIR=str(tmp)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+    def started(new: int, old: frozenset = frozenset()) -> frozenset:
+        """Wait for ``new`` workers besides ``old`` (their folders' names)."""
+        deadline = time.monotonic() + 60
+        while len(names := frozenset(d.name for d in tmp.rglob("worker-*") if d.is_dir()) - old) < new:
+            assert proc.poll() is None, f"finished before its workers started: {proc.communicate()}"
+            assert time.monotonic() < deadline, f"not {new} new workers after 60 s"
+            time.sleep(0.05)
+        time.sleep(1)  # they join the cluster and run their tasks
+        return names
+
+    try:
+        first = started(2)
+        if kill_worker:  # its nanny starts another, which gets its tasks
+            workers = [p for p in psutil.Process(proc.pid).children() if "spawn_main" in " ".join(p.cmdline())]
+            workers[0].kill()
+            started(1, first)
+        assert proc.poll() is None, f"finished before the signal: {proc.communicate()}"
+        start = time.monotonic()
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+        elapsed = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == code, err
+    line = "swgpu: interrupted" if signum == signal.SIGINT else f"swgpu: terminated by {signal.Signals(signum).name}"
+    assert err == line + "\n", err
+    assert elapsed < 2, elapsed
+    assert list(tmp.iterdir()) == [] and not (tmp_path / "out.tsv").exists()

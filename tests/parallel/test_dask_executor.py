@@ -1,12 +1,16 @@
 """``swgpu.parallel.dask_executor``: results in input order on a local cluster of
 two worker processes, scattered data as task arguments, errors that reach the
-caller, a worker killed during a run, and ``executor_for``."""
+caller, a worker killed during a run, and ``executor_for``; a local cluster
+listens on the loopback interface only, keeps its files in a private folder
+removed when it closes, and stops at once on an interrupt."""
 
 from __future__ import annotations
 
 import os
 import signal
 import sys
+import tempfile
+import threading
 import time
 
 import numpy as np
@@ -14,7 +18,9 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from dask_checks import check_loopback_only, check_private, local_directory, served_pages  # noqa: E402
 from swgpu.exceptions import InputError  # noqa: E402
+from swgpu.parallel.dask_cluster import uninterrupted  # noqa: E402
 from swgpu.parallel.dask_executor import SCHEDULER_ENV, DaskExecutor, executor_for, worker_gpu  # noqa: E402
 
 
@@ -112,13 +118,56 @@ def test_gpu_id_inside_a_worker(ex):
     assert all(gpu == 0 for _, gpu in ex.run(_visible_gpus).values())
 
 
-def test_gpu_cluster_gives_each_worker_its_gpu(monkeypatch):
+def test_gpu_cluster_gives_each_worker_its_gpu(monkeypatch, tmp_path):
     """One worker process per GPU id, each seeing only its GPU (as GPU 0); the
-    plain Dask spec cluster here (no dask_cuda), which needs no GPU to start."""
+    plain Dask spec cluster here (no dask_cuda), which needs no GPU to start.
+    Every process of it listens on the loopback interface only (none on
+    0.0.0.0, :: or the host's address), the scheduler has no dashboard, the
+    workers' files are in a private folder of the temporary folder, and
+    ``abort`` stops workers busy with long tasks at once, removing that folder."""
     monkeypatch.setitem(sys.modules, "dask_cuda", None)
-    with DaskExecutor(gpus=[0, 1], threads_per_worker=1) as gpu_ex:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gpu_ex = DaskExecutor(gpus=[0, 1], threads_per_worker=1)
+    try:
         assert gpu_ex.workers == 2
         assert sorted(gpu_ex.run(_visible_gpus).values()) == [("0", 0), ("1", 0)]
+        check_loopback_only(gpu_ex.run(os.getpid).values())
+        assert served_pages(gpu_ex) == []
+        check_private(gpu_ex.run(local_directory).values(), tmp_path)
+        busy = [gpu_ex.submit(time.sleep, 60) for _ in range(2)]
+        deadline = time.monotonic() + 30
+        while sum(len(v) for v in gpu_ex.client.processing().values()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert busy[0].status == "pending"
+        start = time.monotonic()
+    finally:
+        gpu_ex.abort()
+    assert time.monotonic() - start < 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupt_while_a_cluster_starts_waits_for_it():
+    """Dask cannot close a cluster whose start was interrupted: the start
+    runs to its end, and the interrupt is handed over to be raised then."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+
+    def start():
+        time.sleep(0.4)
+        return "started"
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        result, interrupt = uninterrupted(start)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+    assert result == "started" and isinstance(interrupt, KeyboardInterrupt)
+    with pytest.raises(ZeroDivisionError):
+        uninterrupted(lambda: 1 / 0)
 
 
 def test_killed_worker_tasks_rerun(ex):

@@ -1,17 +1,24 @@
-"""The Dask cluster options (``--scheduler``, ``--workers``) and the executor
-they ask for; :mod:`.options` exports both with the other option groups.
+"""The Dask cluster options (``--scheduler``, ``--workers``, ``--verbose``)
+and the executor they ask for; :mod:`.options` exports both with the other
+option groups.
+
+Dask's own log lines are shown only with ``--verbose`` (from INFO up, in this
+process and in the workers of a local cluster); without it a failure is the
+one line of the error policy. An interrupt (Ctrl-C, SIGTERM) stops the
+workers of a local cluster at once, without waiting for the tasks they run.
 
 >>> import argparse
 >>> p = argparse.ArgumentParser()
 >>> add_cluster(p)
->>> p.parse_args(["--workers", "2"]).workers
-2
+>>> p.parse_args(["--workers", "2"]).workers, p.parse_args(["--verbose"]).verbose
+(2, True)
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 
 from ..exceptions import InputError
@@ -21,14 +28,18 @@ __all__ = ["add_cluster", "executor_from", "cluster_of"]
 
 
 def add_cluster(p: argparse.ArgumentParser) -> None:
-    """``--scheduler`` and ``--workers``: run on a Dask cluster (:func:`executor_from`)."""
+    """``--scheduler``, ``--workers`` and ``--verbose``: run on a Dask cluster (:func:`executor_from`)."""
     g = p.add_argument_group("Dask cluster (needs swgpu[dist]; see docs/search.md)")
     g.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+                   help="run on the Dask cluster of this scheduler, e.g. tcp://host:8786, or tls://host:8786 with "
+                        "the certificates of the Dask configuration "
                         "(default: $SWGPU_SCHEDULER when set, unless --workers is given)")
     g.add_argument("--workers", type=positive_int, default=None,
                    help="run on a local Dask cluster of this many worker processes, >= 1: CPU workers "
-                        "(--threads threads each), or with a GPU one worker per GPU, the first N of --gpus")
+                        "(--threads threads each), or with a GPU one worker per GPU, the first N of --gpus; "
+                        "they listen on 127.0.0.1 only")
+    g.add_argument("--verbose", action="store_true",
+                   help="show Dask's own log lines (INFO and above) on standard error")
 
 
 def executor_from(args):
@@ -42,7 +53,7 @@ def executor_from(args):
     scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
     if scheduler is None and workers is None and not os.environ.get(SCHEDULER_ENV, "").strip():
         return None
-    from ..parallel.dask_executor import executor_for
+    from ..parallel.dask_executor import QUIET, executor_for
 
     if scheduler is not None and workers is not None:
         raise InputError(f"a local cluster of {workers} workers, or the cluster of --scheduler {scheduler}: "
@@ -61,16 +72,17 @@ def executor_from(args):
             if max(ids) >= gpu_count():
                 raise InputError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
             gpus, workers = ids[:workers], None
-    return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None))
+    level = logging.INFO if getattr(args, "verbose", False) else QUIET
+    return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None), log_level=level)
 
 
 @contextlib.contextmanager
 def cluster_of(args):
     """``with cluster_of(args) as executor``: :func:`executor_from`, closed
-    at the end of the block (None: run in this process)."""
+    at the end of the block, at once when the block raised (None: run in this process)."""
     executor = executor_from(args)
-    try:
+    if executor is None:
+        yield None
+        return
+    with executor:
         yield executor
-    finally:
-        if executor is not None:
-            executor.close()

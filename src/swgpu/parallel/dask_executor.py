@@ -27,17 +27,21 @@ Dask is imported only when an executor is made: ``import swgpu`` never imports i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import shutil
 import uuid
 from collections import deque
 import warnings
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..exceptions import InputError
+from .dask_cluster import (QUIET, client_security, dask_logs, local_shape, private_scratch, quiet_abandoned_gathers,
+                           start_local, stop_workers, uninterrupted, worker_environ)
 
 __all__ = ["DaskExecutor", "executor_for", "worker_environ", "worker_gpu", "worker_threads", "local_shape", "ALLOWED_FAILURES",
-           "SCHEDULER_ENV"]
+           "SCHEDULER_ENV", "QUIET"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,6 +52,8 @@ SCHEDULER_ENV = "SWGPU_SCHEDULER"
 ALLOWED_FAILURES = 3
 #: Seconds to wait for a first worker of a remote cluster.
 WAIT_FOR_WORKERS = 30
+#: Seconds a local worker is given to stop by :meth:`DaskExecutor.abort` before it is killed.
+ABORT_S = 0.3
 _INSTALL = "the Dask executor needs dask.distributed: install swgpu[dist] (pip install 'swgpu[dist]')"
 
 
@@ -58,18 +64,6 @@ def _distributed():
     except ImportError:
         raise InputError(_INSTALL, param="scheduler") from None
     return distributed
-
-
-def local_shape(workers: int | None, threads_per_worker: int | None, cores: int | None = None) -> tuple[int, int]:
-    """``(worker processes, threads each)`` of a local CPU cluster: by default
-    one single-threaded worker per core; given one of the two, the other
-    shares the cores among them (at least 1)."""
-    cores = max(1, int(cores or os.cpu_count() or 1))
-    if workers is None and threads_per_worker is None:
-        return cores, 1
-    if workers is None:
-        return max(1, cores // threads_per_worker), threads_per_worker
-    return workers, threads_per_worker or max(1, cores // workers)
 
 
 def worker_gpu() -> int:
@@ -92,38 +86,6 @@ def worker_threads() -> int:
         return 1
 
 
-def worker_environ() -> dict:
-    """What Dask's nanny sets in a local worker's environment before it starts,
-    less ``MALLOC_TRIM_THRESHOLD_``: setting it (Dask sets 65536) turns off
-    glibc's moving mmap threshold, so that every large temporary array is a
-    fresh mapping, page-faulted in and unmapped again; the host side of a
-    genome scan ran 2.8x slower in such a worker (7.3-8.2 s against 2.4-2.6 s
-    in the same job outside Dask, or 8.1 s outside with the variable set)."""
-    import dask
-
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", None) or {})
-    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return environ
-
-
-def _cluster_for_gpus(gpus: list[int], threads: int):
-    """A local cluster of one worker process per GPU id, each seeing only its GPU."""
-    try:
-        from dask_cuda import LocalCUDACluster
-    except ImportError:
-        LocalCUDACluster = None
-    if LocalCUDACluster is not None:
-        return LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(map(str, gpus)), threads_per_worker=threads,
-                                dashboard_address=None, memory_limit=0)
-    from distributed import Nanny, Scheduler, SpecCluster
-
-    workers = {f"gpu-{g}": {"cls": Nanny, "options": {"nthreads": threads, "memory_limit": 0,
-                                                     "env": {"CUDA_VISIBLE_DEVICES": str(g)}}}
-               for g in gpus}
-    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
-                       silence_logs=logging.ERROR)
-
-
 class DaskExecutor:
     """Runs tasks on a Dask cluster; results in input order.
 
@@ -142,14 +104,22 @@ class DaskExecutor:
     retries:
         Times a task that raised is run again (a worker's death is not
         counted here: its tasks are always rerun, see the module docs).
+    log_level:
+        Dask's log lines below this level are dropped, in this process while
+        the executor is open and in the processes of a local cluster
+        (:data:`~swgpu.parallel.dask_cluster.QUIET`: none; ``logging.INFO``: Dask's usual lines).
+
+    A local cluster listens on the loopback interface only, serves no
+    dashboard, and keeps its workers' files in a private folder removed when
+    it closes; a remote one is reached with the security settings of the Dask
+    configuration (``tls://``): see :mod:`swgpu.parallel.dask_cluster`.
 
     Tasks must be functions defined at module level (they are pickled).
     """
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, gpus: list[int] | None = None,
-                 threads_per_worker: int | None = None, retries: int = 1):
+                 threads_per_worker: int | None = None, retries: int = 1, log_level: int = logging.ERROR):
         distributed = _distributed()
-        import dask
 
         for name, value in (("workers", workers), ("threads", threads_per_worker)):
             if value is not None and (not isinstance(value, int) or value < 1):
@@ -161,36 +131,44 @@ class DaskExecutor:
                              param="workers" if workers is not None else "gpus")
         self.retries = int(retries)
         self.cluster = None
+        self.client = None
         self.address = scheduler
-        if scheduler:
-            try:
-                self.client = distributed.Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError) as exc:
-                raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}",
-                                 param="scheduler") from None
-            try:
-                self.client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
-            except TimeoutError:
-                self.client.close()
-                raise InputError(f"the Dask scheduler at {scheduler} has no workers (waited {WAIT_FOR_WORKERS} s): "
-                                 f"start some with `dask worker {scheduler}`", param="scheduler") from None
-            self._check_failures()
-            return
-        config = {"distributed.scheduler.allowed-failures":
-                  max(ALLOWED_FAILURES, int(dask.config.get("distributed.scheduler.allowed-failures"))),
-                  "distributed.nanny.pre-spawn-environ": worker_environ()}
-        with dask.config.set(config), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "port in use" and the like, from a local cluster starting
-            if gpus is not None:
-                self.cluster = _cluster_for_gpus(list(gpus), local_shape(len(gpus), threads_per_worker)[1])
+        self._scratch: str | None = None
+        self._logs = contextlib.ExitStack()
+        self._logs.enter_context(dask_logs(log_level))
+        try:
+            if scheduler:
+                self._connect(distributed, scheduler)
             else:
-                n, t = local_shape(workers, threads_per_worker)
-                self.cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=t, processes=True,
-                                                        dashboard_address=None, memory_limit=0,
-                                                        silence_logs=logging.ERROR)
-            self.client = distributed.Client(self.cluster)
-        self.address = self.cluster.scheduler_address
-        self.client.wait_for_workers(len(self.cluster.workers), timeout=120)
+                self._scratch = private_scratch()
+                self.cluster, interrupt = uninterrupted(start_local, workers, threads_per_worker,
+                                                        None if gpus is None else list(gpus), self._scratch, log_level,
+                                                        ALLOWED_FAILURES)
+                if interrupt is not None:
+                    raise interrupt
+                self.client = distributed.Client(self.cluster)
+                quiet_abandoned_gathers(self.client.loop.asyncio_loop)
+                self.address = self.cluster.scheduler_address
+                self.client.wait_for_workers(len(self.cluster.workers), timeout=120)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _connect(self, distributed, scheduler: str) -> None:
+        """Connect to the scheduler at ``scheduler`` and wait for a first worker."""
+        security = client_security(scheduler)
+        try:
+            self.client = distributed.Client(scheduler, timeout="10s", security=security)
+        except (OSError, TimeoutError) as exc:
+            raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}",
+                             param="scheduler") from None
+        quiet_abandoned_gathers(self.client.loop.asyncio_loop)
+        try:
+            self.client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+        except TimeoutError:
+            raise InputError(f"the Dask scheduler at {scheduler} has no workers (waited {WAIT_FOR_WORKERS} s): "
+                             f"start some with `dask worker {scheduler}`", param="scheduler") from None
+        self._check_failures()
 
     def _check_failures(self) -> None:
         """Warn when a remote scheduler lets tasks survive fewer worker deaths than ours."""
@@ -224,17 +202,45 @@ class DaskExecutor:
         return self.client.run(fn, *args)
 
     def close(self) -> None:
-        """Disconnect; a local cluster is shut down."""
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        """Disconnect; a local cluster is shut down and its scratch folder removed."""
+        self._finish(abort=False)
+
+    def abort(self) -> None:
+        """Close at once (an interrupt, an error): the worker processes of a
+        local cluster are stopped without waiting for the tasks they run."""
+        self._finish(abort=True)
+
+    def _finish(self, abort: bool) -> None:
+        """Close to the end even through interrupts (one cut short would leave
+        Dask closing the cluster at exit, and printing), then raise the first
+        of them."""
+        _, interrupt = uninterrupted(self._close, abort)
+        if interrupt is not None:
+            raise interrupt
+
+    def _close(self, abort: bool) -> None:
+        try:
+            if abort and self.cluster is not None:
+                stop_workers(self.cluster, ABORT_S)
+            if self.client is not None:
+                self.client.close()
+            if self.cluster is not None:
+                self.cluster.close()
+        finally:
             self.cluster = None
+            if self._scratch is not None:
+                shutil.rmtree(self._scratch, ignore_errors=True)
+                self._scratch = None
+            self._logs.close()
 
     def __enter__(self) -> "DaskExecutor":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, *exc) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
     def __repr__(self) -> str:
         return f"DaskExecutor({self.address!r}, workers={self.workers})"
@@ -309,13 +315,14 @@ def _allowed_failures(dask_scheduler=None) -> int:
 
 
 def executor_for(scheduler: str | None = None, gpus: list[int] | None = None, workers: int | None = None,
-                 threads: int | None = None) -> DaskExecutor:
+                 threads: int | None = None, log_level: int = logging.ERROR) -> DaskExecutor:
     """The Dask executor of the options: connect to ``scheduler``; else start a
     local cluster of one worker per id of ``gpus``, or of ``workers`` CPU
     workers with ``threads`` threads each; with none of the three, connect to
     ``$SWGPU_SCHEDULER`` when it is set (and not empty), else start a local CPU
-    cluster (:func:`local_shape`). ``gpus`` is ignored with a scheduler (its
-    workers have their GPUs); ``workers`` with a scheduler is an error.
+    cluster (:func:`local_shape`); ``log_level`` as :class:`DaskExecutor`'s.
+    ``gpus`` is ignored with a scheduler (its workers have their GPUs);
+    ``workers`` with a scheduler is an error.
     An :class:`~swgpu.exceptions.InputError` (``param="scheduler"``) when
     dask.distributed is not installed."""
     local = workers is not None or gpus is not None
@@ -331,7 +338,8 @@ def executor_for(scheduler: str | None = None, gpus: list[int] | None = None, wo
                              f"{scheduler}: give one of the two", param="workers")
     _distributed()
     try:
-        return DaskExecutor(scheduler, workers=workers, gpus=None if scheduler else gpus, threads_per_worker=threads)
+        return DaskExecutor(scheduler, workers=workers, gpus=None if scheduler else gpus, threads_per_worker=threads,
+                            log_level=log_level)
     except InputError as exc:
         if from_env and exc.param == "scheduler":
             raise InputError(f"{exc.message} (the address of ${SCHEDULER_ENV})", param="scheduler") from None
