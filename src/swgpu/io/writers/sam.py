@@ -86,7 +86,9 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     and the ends are hard-clipped (``H``). ``secondary`` adds FLAG 256 (a
     query's further hits). POS is ``target_start + 1``, MAPQ
     255, QUAL ``*``; tags ``AS:i`` (score), ``NM:i`` (mismatches + gap
-    columns) and ``ZE:f`` (E-value, when known). An empty alignment gives an
+    columns) and ``ZE:Z`` (E-value, when known and finite: text, ``%.6g`` as
+    in C, e.g. ``ZE:Z:3.4e-149``; a string, because ``f`` is single precision
+    in BAM, where E-values below 1e-38 become 0). An empty alignment gives an
     unmapped record (FLAG 4, RNAME ``*``, POS 0, MAPQ 0, CIGAR ``*``).
 
     >>> from swgpu.align.alignment import Alignment
@@ -135,6 +137,6 @@ def sam_record(a: AlignmentRecord, query_text, secondary: bool, empty: bool, end
     evalue = a.evalue
     if evalue is not None:
         evalue = finite_or_none(evalue)
-    tags = f"AS:i:{a.score}\tNM:i:{a.mismatches + a.gaps}" + ("" if evalue is None else f"\tZE:f:{evalue:.6g}")
+    tags = f"AS:i:{a.score}\tNM:i:{a.mismatches + a.gaps}" + ("" if evalue is None else f"\tZE:Z:{evalue:.6g}")
     return (f"{a.query or '*'}\t{_FLAGS[minus + 2 * bool(secondary)]}\t{a.target}\t"
             f"{a.target_start + 1}\t255\t{cigar}\t*\t0\t0\t{seq or '*'}\t*\t{tags}{end}")
