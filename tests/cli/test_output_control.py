@@ -131,7 +131,8 @@ def test_format_option_wins_over_the_name(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("name, fmt", [("hits.sam.gz", "sam"), ("hits.jsonl.bz2", "json"),
-                                       ("hits.m8.xz", "blast6"), ("hits.txt.gz", "blast6")])
+                                       ("hits.m8.xz", "blast6"), ("hits.txt.gz", "blast6"),
+                                       ("hits.sam.zst", "sam")])
 def test_compressed_name_uses_the_extension_before(name, fmt):
     from swgpu.cli.options import format_from_name
 

@@ -8,6 +8,8 @@ import bz2
 import gzip
 import lzma
 import os
+import re
+import signal
 import socket
 import stat
 import subprocess
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import swgpu
 from swgpu.exceptions import InputError
 from swgpu.io.writers import OutputFile
 from swgpu.io.writers.output import abort_pending, output_target
@@ -256,3 +259,41 @@ def test_directory_is_an_input_error(tmp_path):
     with pytest.raises(InputError) as info:
         OutputFile(tmp_path)
     assert info.value.param == "output" and "directory" in info.value.message
+
+
+def test_zst_output_is_compressed(tmp_path):
+    try:
+        from compression import zstd
+    except ImportError:
+        zstd = pytest.importorskip("backports.zstd")
+    out = tmp_path / "hits.tsv.zst"
+    _write(out)
+    assert zstd.decompress(out.read_bytes()).decode() == TEXT
+    assert os.listdir(tmp_path) == [out.name]
+
+
+_KILLED = """
+import os, signal, sys
+from swgpu.io.writers import OutputFile
+out = OutputFile(sys.argv[1])
+out.write("partial\\n")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_writers_temporary_is_removed_by_the_next_output(tmp_path):
+    out = tmp_path / "out.tsv"
+    env = {**os.environ, "PYTHONPATH": str(Path(swgpu.__file__).parent.parent)}
+    killed = subprocess.Popen([sys.executable, "-c", _KILLED, str(out)], env=env)
+    assert killed.wait() == -signal.SIGKILL
+    (left,) = os.listdir(tmp_path)  # named by its writer: host and process
+    owner = re.fullmatch(r"\.out\.tsv\.swgpu-(.+)-(\d+)-[0-9a-f]{8}\.tmp", left)
+    assert owner and int(owner.group(2)) == killed.pid
+    # a live process's leftover, another host's and a name of another form stay
+    kept = [f".out.tsv.swgpu-{owner.group(1)}-{os.getpid()}-0123abcd.tmp", ".out.tsv.swgpu-elsewhere-1-0123abcd.tmp",
+            ".out.tsv.0123abcd.tmp"]
+    for name in kept:
+        (tmp_path / name).write_text("x")
+    _write(out)
+    assert sorted(os.listdir(tmp_path)) == sorted(["out.tsv", *kept])
+    assert out.read_text() == TEXT

@@ -178,7 +178,7 @@ def test_sam_exact(plus):
     assert lines[1] == "@SQ\tSN:t1\tLN:10"
     assert lines[2] == "@SQ\tSN:other\tLN:5"
     assert re.fullmatch(r"@PG\tID:swgpu\tPN:swgpu\tVN:\S+\tCL:swgpu align q\.fa t\.fa", lines[3])
-    assert lines[4] == "q1\t0\tt1\t2\t255\t2S3=1I4=1S\t*\t0\t0\tTTACGTACGTG\t*\tAS:i:9\tNM:i:1\tZE:f:0.0015"
+    assert lines[4] == "q1\t0\tt1\t2\t255\t2S3=1I4=1S\t*\t0\t0\tTTACGTACGTG\t*\tAS:i:9\tNM:i:1\tZE:Z:0.0015"
     assert len(lines) == 5
 
 

@@ -93,3 +93,25 @@ def test_the_query_check_ignores_case_and_gaps():
     assert format_sam(a, q).split("\t")[9] == q.text
     with pytest.raises(InputError, match="does not match the aligned query"):
         format_sam(a, "ttACCTacgtG")
+
+
+@pytest.mark.parametrize("evalue, text", [(3.4e-149, "3.4e-149"), (0.0015, "0.0015"), (2.0, "2"),
+                                          (1.23456789e-300, "1.23457e-300"), (0.0, "0")])
+def test_evalue_tag_is_text_that_survives_bam(tmp_path, evalue, text):
+    """ZE is a string tag, %.6g of the E-value: a float tag (single precision in
+    BAM) turns an E-value below ~1e-38 into 0."""
+    q, t = Sequence.from_text("q", "ACGTACGT"), Sequence.from_text("t", "ACGACGT")
+    a = Alignment.from_ops(q, t, DNA, 0, 0, "===I====")
+    a.evalue = evalue
+    assert format_sam(a, q).split("\t")[-1] == f"ZE:Z:{text}"
+    pysam = pytest.importorskip("pysam")
+    sam, bam = tmp_path / "a.sam", tmp_path / "a.bam"
+    with AlignmentWriter(sam, "sam", targets=[t]) as w:
+        w.write(a, query_text=q)
+    with pysam.AlignmentFile(str(sam)) as src, pysam.AlignmentFile(str(bam), "wb", template=src) as dst:
+        for record in src:
+            dst.write(record)
+    with pysam.AlignmentFile(str(bam), "rb") as back:
+        (record,) = list(back)
+    assert record.get_tag("ZE") == text and float(record.get_tag("ZE")) == float(f"{evalue:.6g}")
+    assert record.to_string().split("\t")[-1] == f"ZE:Z:{text}"

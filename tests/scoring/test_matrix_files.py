@@ -3,6 +3,7 @@ and malformed files give one ScoringError naming the line."""
 
 from __future__ import annotations
 
+import warnings
 from importlib import resources
 
 import numpy as np
@@ -45,3 +46,35 @@ def test_malformed_files(tmp_path, text, where):
     with pytest.raises(ScoringError, match=where) as err:
         ScoreMatrix.load(str(f), "dna")
     assert err.value.param == "matrix"
+
+
+def _shipped(name: str) -> str:
+    return resources.files("swgpu").joinpath("data", "matrices", name).read_text()
+
+
+@pytest.mark.parametrize("what", ["edited", "junk", "folder"])
+def test_a_name_means_the_shipped_matrix_whatever_lies_in_the_folder(tmp_path, monkeypatch, what):
+    monkeypatch.chdir(tmp_path)
+    if what == "folder":
+        (tmp_path / "BLOSUM62").mkdir()
+    else:
+        lines = _shipped("BLOSUM62").splitlines(keepends=True)
+        edited = "".join(line.replace(" 11 ", " 99 ") if line.startswith("W ") else line for line in lines)
+        (tmp_path / "BLOSUM62").write_text(edited if what == "edited" else "junk\n")
+    shipped = ScoreMatrix.load("BLOSUM62")
+    assert shipped.name == "BLOSUM62" and shipped["W", "W"] == 11
+    assert ScoreMatrix.load("blosum62").values.tobytes() == shipped.values.tobytes()
+    if what == "edited":  # given as a path, the file is used
+        assert ScoreMatrix.load("./BLOSUM62")["W", "W"] == 99
+
+
+def test_an_asymmetric_matrix_warns_and_is_used(tmp_path):
+    f = tmp_path / "m.txt"
+    f.write_text("   A  C  G  T\nA  1 -2 -2 -2\nC -3  1 -2 -2\nG -2 -2  1 -2\nT -2 -2 -2  1\n")
+    with pytest.warns(UserWarning, match=r"m.txt is not symmetric \(A-C scores -2, C-A -3\)"):
+        m = ScoreMatrix.load(str(f), "dna")
+    assert m["A", "C"] == -2 and m["C", "A"] == -3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ScoreMatrix.load("BLOSUM62")
+        ScoreMatrix.load("NUC.4.4")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from .checks import non_negative_int, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
                       cluster_of, finish, resolve_output, scoring_from, write_alignments)
+from .paths import declare
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -44,6 +45,7 @@ def add_parser(subparsers) -> None:
                                                  "ids such as 0,1 (default all)")
     add_cluster(p)
     add_quiet(p)
+    declare(p, inputs=("query", "target"), outputs=("output", "ends_out"))
     finish(p, run)
 
 

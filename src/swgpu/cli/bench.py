@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..exceptions import InputError
 from .checks import gap_penalty, positive_int
 from .options import Parser, finish, gpu_ids
+from .paths import check_folder
 
 __all__ = ["add_parser", "run"]
 
@@ -51,6 +52,7 @@ def _add_screen(bsub) -> None:
 
 def run(args) -> int:
     """Run ``bench search`` or ``bench screen``, as ``args.bench`` says."""
+    check_folder(args.out, "out")  # before the benchmark, not after it
     return run_search(args) if args.bench == "search" else run_screen(args)
 
 

@@ -8,6 +8,7 @@ import sys
 from importlib import resources
 
 from .options import add_device, add_output, add_quiet, finish, resolve_output
+from .paths import check_files, declare
 
 __all__ = ["add_parser", "run", "example_path"]
 
@@ -17,6 +18,7 @@ def add_parser(subparsers) -> None:
     add_output(p, "pairwise", columns=False)
     add_device(p)
     add_quiet(p)
+    declare(p, outputs=("output",))
     finish(p, run)
 
     p = subparsers.add_parser("info", help="show version, engines and GPUs")
@@ -50,6 +52,7 @@ def run_demo(args) -> int:
     print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
     ns = build_parser().parse_args(argv)
     ns.argv = argv
+    check_files(ns)  # the output is not one of the shipped examples
     return ns.func(ns)
 
 

@@ -29,6 +29,7 @@ from ..exceptions import InputError, SwgpuError
 from ..io.writers.output import abort_pending
 from . import align, bench, detach, info, makedb, scan, screen, search
 from .options import Parser, UsageError
+from .paths import check_files
 
 __all__ = ["main", "build_parser", "error_message", "Terminated"]
 
@@ -150,6 +151,7 @@ def _run(parser: Parser, args) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    check_files(args)  # outputs writable, none of them an input or another output: before any work
     if getattr(args, "device", None):
         from ..engines.start import start_gpu  # before NumPy is imported
 

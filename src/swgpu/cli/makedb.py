@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from .options import finish
+from .paths import declare
 
 __all__ = ["add_parser", "run"]
 
@@ -20,12 +21,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("fasta", help="FASTA/FASTQ file (plain or compressed)")
     p.add_argument("out", help="database file to write (e.g. db.swdb); IDs and descriptions are kept")
     p.add_argument("--alphabet", choices=["dna", "rna", "protein"], help="sequence type (default: guessed)")
+    declare(p, inputs=("fasta",), outputs=("out",))
     finish(p, run)
 
 
 def run(args) -> int:
     from ..io.database import Database
 
+    Database.check_path(args.out)  # before the FASTA file is read
     db = Database.from_fasta(args.fasta, args.alphabet)
     db.save(args.out)
     print(f"{args.out}: {len(db):,} {db.alphabet.name} sequences, {db.total_residues:,} residues", file=sys.stderr)

@@ -11,6 +11,7 @@ import os
 import shlex
 
 from ..exceptions import InputError
+from ..io.writers.output import COMPRESSED as _COMPRESSED
 from .checks import gap_penalty, non_positive_int, positive_int
 from .cluster import add_cluster, cluster_of, executor_from  # noqa: F401  (the cluster options, with the others)
 
@@ -26,10 +27,9 @@ PARAM_ALIASES = {
     "outfmt": "columns",
 }
 
-#: Output format by file extension (after a ``.gz``/``.bz2``/``.xz``); others: the command's default.
+#: Output format by file extension (after a ``.gz``/``.bz2``/``.xz``/``.zst``); others: the command's default.
 EXTENSION_FORMATS = {".sam": "sam", ".json": "json", ".jsonl": "json",
                      ".tsv": "blast6", ".blast6": "blast6", ".m8": "blast6"}
-_COMPRESSED = (".gz", ".bz2", ".xz")
 
 
 class UsageError(Exception):
@@ -95,7 +95,7 @@ def add_output(p: argparse.ArgumentParser, default: str, columns: bool = True) -
     p.add_argument("--format", "-f", choices=FORMATS,
                    help=f"output format (default: from -o's extension: .sam, .json/.jsonl, .tsv/.blast6/.m8; "
                         f"else {default})")
-    p.add_argument("-o", "--output", help="output file (default: standard output; .gz/.bz2/.xz: compressed)")
+    p.add_argument("-o", "--output", help="output file (default: standard output; .gz/.bz2/.xz/.zst: compressed)")
     if columns:
         p.add_argument("--outfmt", dest="columns", metavar="COLUMNS",
                        help="blast6 columns by BLAST's names, space- or comma-separated, e.g. "

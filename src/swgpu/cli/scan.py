@@ -6,6 +6,7 @@ from __future__ import annotations
 from .checks import positive_float, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
                       cluster_of, finish, resolve_output, scoring_from, write_alignments)
+from .paths import declare
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -34,6 +35,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--gpus", default="all", help="with --workers: GPUs of the local cluster, all or ids such as 0,1")
     add_cluster(p)
     add_quiet(p)
+    declare(p, inputs=("query", "genome"), outputs=("output",))
     finish(p, run)
 
 

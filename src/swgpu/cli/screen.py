@@ -10,6 +10,7 @@ from ..exceptions import InputError
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
                       write_batches)
+from .paths import declare
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run"]
@@ -36,6 +37,7 @@ def add_parser(subparsers) -> None:
     add_device(p)
     add_strand(p, "plus")
     add_quiet(p)
+    declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
     finish(p, run)
 
 

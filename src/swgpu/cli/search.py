@@ -5,6 +5,7 @@ from __future__ import annotations
 from .checks import positive_float, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
                       cluster_of, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
+from .paths import declare
 from .progress import Report, plural
 
 __all__ = ["add_parser", "run", "DEFAULT_EVALUE"]
@@ -29,6 +30,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
     add_cluster(p)
     add_quiet(p)
+    declare(p, inputs=("query", "db"), outputs=("output",))
     finish(p, run)
 
 

@@ -35,7 +35,7 @@ from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
-from .writers.output import OutputFile
+from .writers.output import COMPRESSED, OutputFile
 
 __all__ = ["Database", "length_order", "FORMAT"]
 
@@ -136,26 +136,43 @@ class Database:
 
     @classmethod
     def from_fasta(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
-        """Read and encode a FASTA/FASTQ file (plain or compressed)."""
+        """Read and encode a FASTA/FASTQ file (plain or compressed); a database
+        file is an error that says so."""
+        if _is_database(path):
+            raise InputError(f"{os.fspath(path)}: already a swgpu database (made by `swgpu makedb`), not a "
+                             "FASTA/FASTQ file: give it to `swgpu search -d` as it is")
         alpha = get_alphabet(alphabet) if alphabet is not None else detect_alphabet(path)
         return cls.from_sequences(list(iter_sequences(path, alpha)), os.fspath(path))
 
     @classmethod
     def load(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
         """A ``.swdb`` file (memory-mapped) or a FASTA/FASTQ file, whichever ``path`` is."""
-        p = Path(path)
-        if p.is_file():
-            with open(p, "rb") as fh:
-                if fh.read(len(MAGIC_PREFIX)) == MAGIC_PREFIX:
-                    db = cls.open(p)
-                    if alphabet is not None and get_alphabet(alphabet) is not db.alphabet:
-                        raise InputError(f"{path}: database is {db.alphabet.name}, not {get_alphabet(alphabet).name}")
-                    return db
+        if _is_database(path):
+            db = cls.open(path)
+            if alphabet is not None and get_alphabet(alphabet) is not db.alphabet:
+                raise InputError(f"{path}: database is {db.alphabet.name}, not {get_alphabet(alphabet).name}")
+            return db
         return cls.from_fasta(path, alphabet)
+
+    @staticmethod
+    def check_path(path) -> None:
+        """Refuse a name a database cannot be saved under: ``-`` (it is a binary
+        file that ``search`` maps into memory, not a stream) and a compressed
+        name (``.gz``, ...: it is never compressed)."""
+        text = os.fspath(path)
+        if text == "-":
+            raise InputError("a database is a file that search maps into memory, not standard output (-): "
+                             "give a file name such as db.swdb")
+        ext = next((e for e in COMPRESSED if text.lower().endswith(e)), None)
+        if ext:
+            raise InputError(f"{text!r}: a database file is not compressed (search maps it into memory): "
+                             f"give a name without {ext}, such as db.swdb")
 
     def save(self, path) -> None:
         """Write the database file (format 2, see above): to a temporary name,
-        renamed when complete, with the umask's mode (as :class:`OutputFile`)."""
+        renamed when complete, with the umask's mode (as :class:`OutputFile`);
+        :meth:`check_path` first."""
+        self.check_path(path)
         sections = {"offsets": self.offsets.astype("<i8"), "index": self.index.astype("<i8"),
                     "residues": np.ascontiguousarray(self.residues, dtype=np.uint8),
                     "names": _lines(self.names, "name"), "descriptions": _lines(self.descriptions, "description")}
@@ -222,6 +239,15 @@ class Database:
             raise _Damaged(f"residue codes outside the {alphabet.name} alphabet")
         names, descriptions = _split_lines(parts["names"], n, "names"), _split_lines(parts["descriptions"], n, "descriptions")
         return cls(alphabet, names, offsets, residues, index, str(header.get("source", "")), descriptions)
+
+
+def _is_database(path) -> bool:
+    """Whether ``path`` is a regular file that starts as a database file does."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    with open(p, "rb") as fh:
+        return fh.read(len(MAGIC_PREFIX)) == MAGIC_PREFIX
 
 
 def _aligned(pos: int) -> int:

@@ -39,7 +39,11 @@ def _pair(cols: list[str], number: int) -> tuple[Sequence, Sequence]:
     for header in (q_header, t_header):
         if not header.strip() or header[0].isspace():
             raise InputError(f"the name {header!r} is empty or starts with a space")
-    return Sequence.from_header(q_header, q_text, DNA), Sequence.from_header(t_header, t_text, DNA)
+    pair = Sequence.from_header(q_header, q_text, DNA), Sequence.from_header(t_header, t_text, DNA)
+    for seq in pair:  # as a FASTA record without letters is refused
+        if not len(seq):
+            raise InputError(f"record {seq.name!r} is empty (no sequence letters)")
+    return pair
 
 
 def read_pairs(path, *, expect: str | Alphabet | None = None) -> tuple[list[Sequence], list[Sequence]]:

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -68,7 +69,9 @@ class ScoreMatrix:
         """A matrix by name or from an NCBI-format file.
 
         Names (:data:`MATRIX_NAMES`, any case) load the NCBI files shipped with
-        swgpu, the same values BLAST uses. The matrix's letters decide whether it
+        swgpu, the same values BLAST uses, even where a file of that name lies
+        in the current folder (give it as a path: ``./BLOSUM62``). A matrix
+        file that is not symmetric is used as it is, with a warning. The matrix's letters decide whether it
         scores DNA (``NUC.4.4``, files of nucleotide letters) or protein; asking
         for the other alphabet is an error.
 
@@ -91,7 +94,9 @@ class ScoreMatrix:
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ScoringError(f"{name}: scores must be integers", param="matrix")
         index = {c.upper(): i for i, c in enumerate(letters)}
-        return cls(name, alphabet, _project(name, alphabet, index, arr.astype(np.int64)))
+        values = _project(name, alphabet, index, arr.astype(np.int64))
+        _warn_asymmetric(name, alphabet, values)
+        return cls(name, alphabet, values)
 
     def __getitem__(self, pair: tuple[str, str]) -> int:
         a, b = pair
@@ -127,14 +132,26 @@ class ScoreMatrix:
 
 def _find_matrix(text: str):
     """``(name, source)`` of a matrix name or file path: a bundled matrix's
-    resource, or the path itself."""
+    resource (a name always means the shipped matrix, whatever lies in the
+    current folder), or the path itself (``./BLOSUM62`` for such a file)."""
     bundled = {n.upper(): n for n in MATRIX_NAMES}
-    if text.upper() in bundled and not os.path.exists(text):
+    if text.upper() in bundled:
         name = bundled[text.upper()]
         return name, resources.files("swgpu").joinpath("data", "matrices", name)
     if os.path.isfile(text):
         return os.path.basename(text), text
     raise ScoringError(f"{text!r} is neither a file nor one of {', '.join(MATRIX_NAMES)}", param="matrix")
+
+
+def _warn_asymmetric(name: str, alphabet: Alphabet, values: np.ndarray) -> None:
+    """One warning when ``values`` is not symmetric (as SSEARCH warns): the
+    score of a query letter against a target letter then depends on which is
+    the query."""
+    rows, cols = np.nonzero(values != values.T)
+    if len(rows):
+        a, b = alphabet.letters[rows[0]], alphabet.letters[cols[0]]
+        warnings.warn(f"{name} is not symmetric ({a}-{b} scores {values[rows[0], cols[0]]}, {b}-{a} "
+                      f"{values[cols[0], rows[0]]}): scores depend on which sequence is the query", stacklevel=3)
 
 
 def _read_ncbi(text: str, source) -> tuple[str, np.ndarray]:

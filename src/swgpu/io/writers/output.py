@@ -1,12 +1,18 @@
 """Output files: :class:`OutputFile` — atomic where the path is a regular file
 (or nothing yet), straight through to devices, FIFOs, sockets and ``/dev/fd/N``,
-compressed by suffix — and its ``with`` base (docs/formats.md, "Output files").
+compressed by suffix — its ``with`` base, and :func:`check_output`, the checks
+a command makes before its work (docs/formats.md, "Output files").
+
+A temporary file is named ``.NAME.swgpu-HOST-PID-XXXXXXXX.tmp``: the host and
+process that write it. One whose process is gone (killed by SIGKILL or for
+lack of memory) is removed by the next output of the same file on that host.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import importlib
 import io
 import lzma
 import os
@@ -20,7 +26,11 @@ from typing import IO
 
 from ...exceptions import InputError
 
-__all__ = ["AtomicOutput", "OutputFile", "output_target", "abort_pending"]
+__all__ = ["AtomicOutput", "OutputFile", "output_target", "check_output", "probe_folder", "abort_pending",
+           "COMPRESSED"]
+
+#: Name endings of compressed text output (and input), the compression by each.
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 # /proc/self/fd, /proc/thread-self/fd, /proc/PID/fd, /proc/PID/task/TID/fd: what /dev/fd resolves to
 _FD_DIR = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/fd$")
@@ -80,6 +90,8 @@ def output_target(path: str | os.PathLike) -> tuple[bool, str]:
     True
     """
     path = os.fspath(path)
+    if not path:
+        raise InputError("an empty name is not a file: give a file name, or - for standard output", param="output")
     if _descriptor(path):
         return False, path
     try:
@@ -94,6 +106,95 @@ def output_target(path: str | os.PathLike) -> tuple[bool, str]:
     if not os.path.isdir(os.path.dirname(target)):
         raise InputError(f"the folder of {path!r} does not exist", param="output")
     return True, target
+
+
+def check_output(path: str | os.PathLike) -> None:
+    """Refuse, before any work is done, an output that cannot be written: an
+    empty name, a directory, a missing folder, a folder where no file can be
+    made (read-only: a file is made and removed to find out), a ``.zst`` name
+    without a zstd module. Devices, FIFOs and descriptors are not opened here.
+
+    >>> check_output("/nonexistent-folder/out.txt")
+    Traceback (most recent call last):
+    ...
+    swgpu.exceptions.InputError: output: the folder of '/nonexistent-folder/out.txt' does not exist
+    """
+    path = os.fspath(path)
+    atomic, target = output_target(path)
+    if not atomic:
+        return
+    if path.lower().endswith(".zst"):
+        _zstd()
+    directory, base = os.path.split(target)
+    try:
+        probe_folder(directory, base)
+    except OSError as exc:
+        raise InputError(f"cannot write {path!r}: {exc.strerror or exc} (in its folder "
+                         f"{directory!r})", param="output") from None
+
+
+def probe_folder(directory: str, base: str = "") -> None:
+    """Make and remove a file in ``directory``, named as a temporary file of
+    ``base``; an ``OSError`` when none can be made (read-only, no permission)."""
+    probe = _temp_name(directory, base)
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return
+    os.unlink(probe)
+
+
+def _zstd():
+    """A module with ``ZstdFile`` (Python 3.14's ``compression.zstd``, or
+    ``backports.zstd``), or ``zstandard``; an error when there is none."""
+    for name in ("compression.zstd", "backports.zstd", "zstandard"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise InputError("writing .zst needs a zstd module: pip install backports.zstd (or zstandard), "
+                     "or choose .gz, .bz2 or .xz", param="output")
+
+
+def _host() -> str:
+    """This host's name as temporary files hold it: letters, digits and dots
+    kept, others ``_``, at most 40 characters."""
+    return re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())[:40] or "_"
+
+
+def _temp_name(directory: str, base: str) -> str:
+    """A new name for a temporary file of this process for ``base``:
+    ``.BASE.swgpu-HOST-PID-XXXXXXXX.tmp`` (see the module notes)."""
+    return os.path.join(directory, f".{base}.swgpu-{_host()}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def _remove_dead_temps(directory: str, base: str) -> None:
+    """Remove the temporary files of ``base`` left by processes of this host
+    that no longer run; those of other hosts, of live processes and names of
+    another form are left alone."""
+    prefix, host = f".{base}.swgpu-", _host()
+    try:
+        names = [e.name for e in os.scandir(directory) if e.name.startswith(prefix) and e.name.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(prefix):-len(".tmp")].rsplit("-", 2)
+        if len(owner) != 3 or owner[0] != host or not owner[1].isdigit() or _alive(int(owner[1])):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass
 
 
 def _open_through(path: str) -> IO[bytes]:
@@ -122,7 +223,7 @@ def _open_through(path: str) -> IO[bytes]:
 
 
 def _text_layer(raw: IO[bytes], path: str) -> IO[str]:
-    """UTF-8 text over ``raw``, compressed when ``path`` ends in ``.gz``, ``.bz2`` or ``.xz``."""
+    """UTF-8 text over ``raw``, compressed when ``path`` ends in one of :data:`COMPRESSED`."""
     suffix = os.path.splitext(path)[1].lower()
     inner: IO[bytes] = raw
     if suffix == ".gz":  # no name and time 0 in the header: the same output gives the same bytes
@@ -131,6 +232,12 @@ def _text_layer(raw: IO[bytes], path: str) -> IO[str]:
         inner = bz2.BZ2File(raw, "wb")
     elif suffix == ".xz":
         inner = lzma.LZMAFile(raw, "wb")
+    elif suffix == ".zst":  # level 3, zstd's default; closing it leaves ``raw`` open
+        zstd = _zstd()
+        if hasattr(zstd, "ZstdFile"):
+            inner = zstd.ZstdFile(raw, "wb", level=3)
+        else:
+            inner = zstd.ZstdCompressor(level=3).stream_writer(raw, closefd=False)
     return io.TextIOWrapper(inner, encoding="utf-8", newline="\n")  # type: ignore[arg-type]
 
 
@@ -175,7 +282,7 @@ class OutputFile(AtomicOutput):
     existing file as it was. A character device, FIFO or socket is written
     straight through, as is a ``/dev/fd/N`` path (bash's ``>(command)``; a
     descriptor of this process is duplicated, keeping its offset). Text to a path ending in ``.gz``,
-    ``.bz2`` or ``.xz`` is compressed. ``binary=True`` takes ``bytes`` (never
+    ``.bz2``, ``.xz`` or ``.zst`` is compressed. ``binary=True`` takes ``bytes`` (never
     compressed). A ``path`` that is a directory, or whose directory does not
     exist, is an :class:`~swgpu.exceptions.InputError` with ``param="output"``.
 
@@ -225,14 +332,18 @@ class OutputFile(AtomicOutput):
             mode = None
         directory, base = os.path.split(target)
         self._target = target
+        _remove_dead_temps(directory, base)
         while self._raw is None:
-            self._tmp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
+            self._tmp = _temp_name(directory, base)
             _TEMPS.add(self._tmp)
             try:
                 fd = os.open(self._tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             except FileExistsError:  # another's file: not ours to remove
                 _TEMPS.discard(self._tmp)
                 continue
+            except OSError as exc:  # named by the path asked for, not the temporary file's
+                _TEMPS.discard(self._tmp)
+                raise OSError(exc.errno, exc.strerror, self.path) from None
             try:
                 if mode is not None:
                     os.fchmod(fd, mode)

@@ -86,7 +86,9 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     and the ends are hard-clipped (``H``). ``secondary`` adds FLAG 256 (a
     query's further hits). POS is ``target_start + 1``, MAPQ
     255, QUAL ``*``; tags ``AS:i`` (score), ``NM:i`` (mismatches + gap
-    columns) and ``ZE:f`` (E-value, when known). An empty alignment gives an
+    columns) and ``ZE:Z`` (E-value, when known and finite: text, ``%.6g`` as
+    in C, e.g. ``ZE:Z:3.4e-149``; a string, because ``f`` is single precision
+    in BAM, where E-values below 1e-38 become 0). An empty alignment gives an
     unmapped record (FLAG 4, RNAME ``*``, POS 0, MAPQ 0, CIGAR ``*``).
 
     >>> from swgpu.align.alignment import Alignment
@@ -103,8 +105,10 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
 
 
 def evalue_tag(evalue: float | None) -> str:
-    """The E-value's tag with the tab before it (``""`` when unknown)."""
-    return "" if evalue is None else f"\tZE:f:{evalue:.6g}"
+    """The E-value's tag with the tab before it (``""`` when unknown): a text
+    tag, ``ZE:Z:`` and the value as ``%.6g`` prints it, so that it survives a
+    round trip through BAM (whose ``f`` tags are single precision)."""
+    return "" if evalue is None else f"\tZE:Z:{evalue:.6g}"
 
 
 _FLAGS = ("0", "16", "256", "272")  # FLAG by (strand "-") + 2 * secondary
