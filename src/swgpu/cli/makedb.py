@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from .options import finish
+from .progress import plural
 
 __all__ = ["add_parser", "run"]
 
@@ -28,5 +29,6 @@ def run(args) -> int:
 
     db = Database.from_fasta(args.fasta, args.alphabet)
     db.save(args.out)
-    print(f"{args.out}: {len(db):,} {db.alphabet.name} sequences, {db.total_residues:,} residues", file=sys.stderr)
+    print(f"{args.out}: {plural(len(db), db.alphabet.name + ' sequence')}, {plural(db.total_residues, 'residue')}",
+          file=sys.stderr)
     return 0
