@@ -36,6 +36,14 @@ def test_bad_values_exit_2(run_cli, files, flag, value):
     assert code == 2 and flag in err and "Traceback" not in err
 
 
+def test_max_alignment_length_shorter_than_the_best_alignment(run_cli, files):
+    code, out, err = run_cli(["align", "q.fa", "t.fa", "--ends", "5", "--max-alignment-length", "10",
+                              "--ends-out", "ends.tsv", "-o", "best.sam", "--device", "cpu"], files)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("swgpu: error: --max-alignment-length: an end point of region scores 800 ")
+    assert "scores 800 " in err and "give at least 400 " in err and not (files / "ends.tsv").exists() and not (files / "best.sam").exists()
+
+
 def test_workers_give_the_same_files(run_cli, files):
     pytest.importorskip("distributed")
     outs = []

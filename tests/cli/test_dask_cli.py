@@ -111,4 +111,4 @@ def test_bad_cluster_options(run_cli, tmp_path, extra, flag):
 def test_without_distributed(run_cli, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)
     line = _error_line(*run_cli(SEARCH + ["--workers", "2"]))
-    assert line.startswith("swgpu: error: --scheduler:") and "swgpu[dist]" in line
+    assert line.startswith("swgpu: error: the Dask executor needs") and "swgpu[dist]" in line  # --scheduler not given

@@ -24,44 +24,64 @@ ALIGN = ["align", "q.fa", "t.fa"]
 SEARCH = ["search", "-q", "q.fa", "-d", "db"]
 SCREEN = ["screen", "-q", "q.fa", "-t", "t.fa"]
 
-# (command line, library parameter, what the line shows for it)
+# (command line, library parameter, what the line shows for it): the option is given
 MAPPING = [
-    (ALIGN, "gap_open", "--gap-open"),
-    (ALIGN, "gap_extend", "--gap-extend"),
-    (ALIGN, "matrix", "--matrix"),
-    (ALIGN, "match", "--match"),
-    (ALIGN, "mismatch", "--mismatch"),
-    (ALIGN, "alphabet", "--alphabet"),
-    (ALIGN, "threads", "--threads"),
-    (ALIGN, "device", "--device"),
-    (ALIGN, "format", "--format"),
-    (ALIGN, "output", "-o"),
-    (ALIGN, "query", "query"),        # a positional: no flag
-    (ALIGN, "gpus", "--gpus"),        # the local cluster of --ends
+    (ALIGN + ["--gap-open", "3"], "gap_open", "--gap-open"),
+    (ALIGN + ["--gap-extend=1"], "gap_extend", "--gap-extend"),
+    (ALIGN + ["--matrix", "PAM30"], "matrix", "--matrix"),
+    (ALIGN + ["--match", "2"], "match", "--match"),
+    (ALIGN + ["--mismatch", "-2"], "mismatch", "--mismatch"),
+    (ALIGN + ["--alphabet", "dna"], "alphabet", "--alphabet"),
+    (ALIGN + ["--threads", "1"], "threads", "--threads"),
+    (ALIGN + ["--device", "cpu"], "device", "--device"),
+    (ALIGN + ["-f", "sam"], "format", "--format"),
+    (ALIGN + ["-ox.sam"], "output", "-o"),
+    (ALIGN, "query", "query"),        # a positional: no flag, always given
+    (ALIGN, "targets", "target"),
+    (ALIGN + ["--gpus", "0"], "gpus", "--gpus"),        # the local cluster of --ends
+    (ALIGN + ["--max-align", "9"], "max_alignment_length", "--max-alignment-length"),  # abbreviated
     (SEARCH, "query", "-q"),
     (SEARCH, "db", "-d"),
     (SEARCH, "database", "-d"),
-    (SEARCH, "evalue", "--evalue"),
-    (SEARCH, "top", "--top"),
-    (SEARCH, "gpus", "--gpus"),
+    (SEARCH + ["--evalue", "1"], "evalue", "--evalue"),
+    (SEARCH + ["--max-target-seqs", "3"], "top", "--top"),
+    (SEARCH + ["--gpus", "0"], "gpus", "--gpus"),
     (SCREEN, "target", "-t"),
-    (SCREEN, "pairs", "--pairs"),
-    (SCREEN, "kernel", "--kernel"),
-    (SCREEN, "threshold", "--threshold"),
-    (SCREEN, "alphabet", "alphabet"),  # screen is DNA only
-    (["makedb", "in.fa", "out.swdb"], "alphabet", "--alphabet"),
-    (["bench", "search", "-q", "q.fa"], "random_db", "--random-db"),
-    (["bench", "screen"], "kernels", "--kernels"),
-    (["demo"], "top", "top"),
-    (["info"], "gap_open", "gap_open"),
+    (["screen", "--pairs", "p.tsv"], "pairs", "--pairs"),
+    (SCREEN + ["--kernel", "group"], "kernel", "--kernel"),
+    (SCREEN + ["--threshold", "1"], "threshold", "--threshold"),
+    (["makedb", "in.fa", "out.swdb", "--alphabet", "dna"], "alphabet", "--alphabet"),
+    (["bench", "search", "-q", "q.fa", "--random-db", "1x1"], "random_db", "--random-db"),
+    (["bench", "screen", "--kernels", "bitwise"], "kernels", "--kernels"),
 ]
+
+# (command line, library parameter): an option the command has not, or that was not given, is not named
+UNNAMED = [
+    (SCREEN, "alphabet"),            # screen is DNA only: it has no --alphabet
+    (ALIGN, "alphabet"),             # guessed: --alphabet not given
+    (ALIGN, "gap_extend"),           # the default
+    (["screen", "--pairs", "p.tsv"], "targets"),   # -t not given
+    (["demo"], "top"),
+    (["info"], "gap_open"),
+]
+
+
+def _parse(argv):
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    return args
 
 
 @pytest.mark.parametrize("argv, param, shown", MAPPING, ids=[f"{a[0]}-{p}" for a, p, _ in MAPPING])
 def test_param_is_shown_as_the_flag_of_the_command(argv, param, shown):
-    args = build_parser().parse_args(argv)
-    line = error_message(ScoringError("must be >= 0, got -1", param=param), args)
+    line = error_message(ScoringError("must be >= 0, got -1", param=param), _parse(argv))
     assert line == f"swgpu: error: {shown}: must be >= 0, got -1"
+
+
+@pytest.mark.parametrize("argv, param", UNNAMED, ids=[f"{a[0]}-{p}" for a, p in UNNAMED])
+def test_param_the_command_lacks_or_was_not_given_is_not_named(argv, param):
+    line = error_message(ScoringError("must be >= 0, got -1", param=param), _parse(argv))
+    assert line == "swgpu: error: must be >= 0, got -1"
 
 
 def test_error_without_param_is_unchanged():
@@ -82,7 +102,7 @@ def _fail_build(param):
 ])
 def test_library_error_through_main(run_cli, monkeypatch, tmp_path, argv, shown):
     monkeypatch.setattr(Scoring, "build", _fail_build("gap_open"))
-    code, out, err = run_cli(argv + ["-o", "out.txt"], tmp_path)
+    code, out, err = run_cli(argv + ["--gap-open", "3", "-o", "out.txt"], tmp_path)
     assert (code, out) == (2, "")
     assert err == f"swgpu: error: {shown}: must be >= 0, got -1\n"
     assert list(tmp_path.iterdir()) == []

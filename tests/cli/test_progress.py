@@ -57,7 +57,17 @@ def test_one_summary_line_when_stderr_is_not_a_terminal(run_cli, pairs, argv, su
 def test_demo_forwards_quiet(run_cli):
     code, out, err = run_cli(["demo", "--device", "cpu", "--quiet"])
     assert code == 0 and "# Score: 719" in out
-    assert err.startswith("# swgpu search ") and err.count("\n") == 1
+    assert err == ""  # not even the command it runs
+    code, out, err = run_cli(["demo", "--device", "cpu"])
+    assert code == 0 and err.startswith("# swgpu search ") and err.count("\n") == 2
+
+
+@pytest.mark.parametrize("records, line", [(1, "1 protein sequence, 7 residues"),
+                                           (2, "2 protein sequences, 14 residues")])
+def test_makedb_counts_in_the_singular_and_plural(run_cli, tmp_path, records, line):
+    (tmp_path / "p.fa").write_text("".join(f">p{i}\nMKVLWAA\n" for i in range(records)))
+    code, out, err = run_cli(["makedb", "p.fa", "p.swdb"], tmp_path)
+    assert (code, out, err) == (0, "", f"p.swdb: {line}\n")
 
 
 def test_search_bar_moves_after_each_query(monkeypatch):

@@ -31,12 +31,21 @@ def _temp_files(folder: Path) -> list[str]:
     return [n for n in os.listdir(folder) if n.endswith(".tmp")]
 
 
+def _swgpu(signum: int, *args: str) -> list[str]:
+    """The command line of ``swgpu args`` in a child that acts on ``signum``
+    whatever this process inherited (``nohup`` ignores SIGHUP; a shell's
+    background job, SIGINT): the disposition is reset before the command runs."""
+    handler = "signal.default_int_handler" if signum == signal.SIGINT else "signal.SIG_DFL"
+    start = f"import signal; signal.signal({int(signum)}, {handler}); from swgpu.cli import entry; entry()"
+    return [sys.executable, "-c", start, *args]
+
+
 def _signal_while_writing(folder: Path, signum: int) -> tuple[int, str]:
     """Start ``swgpu align`` writing ``out.tsv`` in ``folder``, send ``signum``
     once its temporary file exists; the exit status and stderr."""
     _inputs(folder)
-    cmd = [sys.executable, "-m", "swgpu", "align", "q.fa", "t.fa", "-f", "blast6", "--min-score", "0",
-           "--device", "cpu", "--threads", "1", "-o", "out.tsv"]
+    cmd = _swgpu(signum, "align", "q.fa", "t.fa", "-f", "blast6", "--min-score", "0", "--device", "cpu",
+                 "--threads", "1", "-o", "out.tsv")
     proc = subprocess.Popen(cmd, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -53,11 +62,62 @@ def _signal_while_writing(folder: Path, signum: int) -> tuple[int, str]:
     return proc.returncode, err
 
 
+@pytest.mark.parametrize("ignored", [False, True], ids=["", "under-nohup"])
 @pytest.mark.parametrize("signum,code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
-def test_signal_removes_the_output_being_written(tmp_path, signum, code):
-    returncode, err = _signal_while_writing(tmp_path, signum)
+def test_signal_removes_the_output_being_written(tmp_path, signum, code, ignored):
+    """Also when the tests themselves run with the signal ignored (``nohup pytest``)."""
+    old = signal.signal(signum, signal.SIG_IGN) if ignored else None
+    try:
+        returncode, err = _signal_while_writing(tmp_path, signum)
+    finally:
+        if ignored:
+            signal.signal(signum, old)
     assert returncode == code, err
     assert err.strip() == f"swgpu: terminated by {signal.Signals(signum).name}"
+    assert _temp_files(tmp_path) == [] and not (tmp_path / "out.tsv").exists()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_ctrl_c_stops_a_long_search_at_once(tmp_path):
+    """One 200,000-residue query: one batch of the database is many seconds of
+    one kernel call. Ctrl-C there ends the command within about a second."""
+    import resource
+
+    rng = random.Random(11)
+    (tmp_path / "q.fa").write_text(f">long\n{''.join(rng.choices(LETTERS, k=200_000))}\n")
+    (tmp_path / "small.fa").write_text(f">short\n{''.join(rng.choices(LETTERS, k=50))}\n")
+    (tmp_path / "db.fa").write_text("".join(f">d{i}\n{''.join(rng.choices(LETTERS, k=8000))}\n" for i in range(64)))
+    search = ["search", "-d", "db.fa", "--device", "cpu", "--threads", "2"]
+    # the same start (imports, database, kernels compiled or loaded) with a short query: its CPU time
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(_swgpu(signal.SIGINT, *search, "-q", "small.fa", "-o", "small.tsv"), cwd=tmp_path, check=True,
+                   capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    proc = subprocess.Popen(_swgpu(signal.SIGINT, *search, "-q", "q.fa", "-o", "out.tsv"), cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(proc.pid) < start + 1.0:  # a second of scoring: inside the kernel
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert (proc.returncode, err) == (130, "swgpu: interrupted\n")
+    assert waited < 2.0, f"{waited:.1f} s from Ctrl-C to the end"
     assert _temp_files(tmp_path) == [] and not (tmp_path / "out.tsv").exists()
 
 

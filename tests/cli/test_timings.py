@@ -35,3 +35,13 @@ def test_no_timings_by_default(run_cli, tmp_path):
     code, out, err = run_cli(["search", "-q", EX / "queries.fasta", "-d", EX / "targets.fasta", "--device", "cpu",
                               "-o", tmp_path / "h.tsv"])
     assert code == 0 and not _phases(err, "search")
+
+
+def test_timings_seconds_line_up(run_cli, tmp_path):
+    """``traceback+write`` is longer than the other phase names: the seconds stay in one column."""
+    code, out, err = run_cli(["align", EX / "queries.fasta", EX / "queries.fasta", "--timings", "-o",
+                              tmp_path / "a.txt"])
+    lines = [line for line in err.splitlines() if _phases(line, "align")]
+    assert code == 0 and len(lines) == 3
+    assert len({line.index(" s", len("swgpu align: ")) for line in lines}) == 1, lines
+    assert len({line.rindex(".") for line in lines}) == 1, lines

@@ -113,7 +113,7 @@ def lambda_2kb(shared_data, tmp_path) -> Path:
 
 def test_cli_search_dna_query_against_a_protein_database(run_cli, lambda_2kb):
     line = _one_line_error(*run_cli(["search", "-q", "lam.fa", "-d", TARGETS], lambda_2kb))
-    assert line.startswith("swgpu: error: --alphabet: lam.fa: record 'lam': the letters look like dna")
+    assert line.startswith("swgpu: error: lam.fa: record 'lam': the letters look like dna")
     assert "the database is protein" in line
     code, out, _ = run_cli(["search", "-q", "lam.fa", "-d", TARGETS, "--alphabet", "protein", "-f", "blast6"],
                            lambda_2kb)

@@ -170,6 +170,32 @@ def test_match_mismatch_validation(match, mismatch, text):
         Scoring.build("dna", match=match, mismatch=mismatch)
 
 
+@pytest.mark.parametrize("match, mismatch, param, limit", [
+    (3_000_000_000, -3, "match", "1,073,741,823"),
+    ((1 << 30), -3, "match", "1,073,741,823"),
+    (2, -3_000_000_000, "mismatch", "-268,435,456"),
+    (2, -(1 << 28) - 1, "mismatch", "-268,435,456"),
+])
+def test_match_and_mismatch_beyond_the_kernels_range_are_refused(match, mismatch, param, limit):
+    """Scores that cannot fit the kernels' 32-bit arithmetic: a ScoringError
+    naming the limit, never NumPy's OverflowError or a silently wrapped value."""
+    for alphabet in ("dna", "protein"):
+        with pytest.raises(ScoringError) as err:
+            Scoring.build(alphabet, match=match, mismatch=mismatch)
+        assert err.value.param == param and limit in err.value.message and "32-bit" in err.value.message
+    largest = ScoreMatrix.match_mismatch((1 << 30) - 1, -(1 << 28))
+    assert largest["A", "A"] == (1 << 30) - 1 and largest["A", "C"] == -(1 << 28)
+
+
+@pytest.mark.parametrize("value", [2**31, -2**31, 1 << 30, float("nan")])
+def test_matrix_values_beyond_the_kernels_range_are_refused(value):
+    values = np.full((DNA.size, DNA.size), 1, dtype=np.float64 if value != value else np.int64)
+    values[0, 1] = value
+    with pytest.raises(ScoringError) as err:
+        ScoreMatrix("huge", DNA, values)
+    assert err.value.param == "matrix" and "32-bit" in err.value.message
+
+
 def test_build_dna_match_mismatch():
     s = Scoring.build("dna", match=1, mismatch=-1, gap_open=2, gap_extend=1)
     assert s.score_pair("A", "A") == 1 and s.score_pair("A", "T") == -1

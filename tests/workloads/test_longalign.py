@@ -88,6 +88,34 @@ def test_planted_copies_on_both_strands_and_max_alignment_length():
     assert [x.to_dict() for x in bounded.alignments] == [x.to_dict() for x in a]
 
 
+@pytest.mark.parametrize("cap", [10, 299])
+def test_max_alignment_length_shorter_than_the_alignment_is_refused(cap):
+    """A fragment planted in a random 50 kbp target: with a window shorter
+    than its alignment the traced score would fall short of the end point's;
+    that is refused, naming the length an alignment of that score can span
+    (300: no gap fits the budget), which then aligns exactly."""
+    rng = np.random.default_rng(29)
+    target = "".join(rng.choice(list("ACGT"), 50_000))
+    frag = Sequence.from_text("frag", target[20_000:20_300], "dna")
+    genome = [Sequence.from_text("lam", target, "dna")]
+    scoring = Scoring.default("dna")
+    with pytest.raises(InputError) as err:
+        LongAligner(scoring, device="cpu", max_alignment_length=cap).align(frag, genome, top=5)
+    assert err.value.param == "max_alignment_length"
+    assert "scores 600" in err.value.message and "at least 300" in err.value.message, err.value.message
+    result = LongAligner(scoring, device="cpu", max_alignment_length=300).align(frag, genome, top=5, alignments=3)
+    best = result.alignments[0]
+    assert (best.score, best.target_start, best.target_end, best.cigar) == (600, 20_000, 20_300, "300=")
+
+
+def test_span_bound_of_a_score():
+    from swgpu.align.scan_rule import span_bound
+
+    assert span_bound(300, 2, 5, 2, score=600) == 300  # every letter paired: no gap
+    assert span_bound(300, 2, 5, 2, score=590) == 303  # 5 + 2 x 2 <= 10 spare: gaps of 3 letters
+    assert span_bound(300, 2, 5, 2) == span_bound(300, 2, 5, 2, score=1) == 300 + (600 - 5 - 1) // 2 + 1
+
+
 def test_bad_parameters_name_themselves():
     s = SCORINGS[0]
     with pytest.raises(InputError) as e:

@@ -26,27 +26,28 @@ import numpy as np
 __all__ = ["span_bound", "cap_span", "rule_range", "end_points", "best_end_points", "sliding_max"]
 
 
-def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int) -> int:
-    """Most target letters a positive-scoring local alignment of a query of
-    ``m`` letters can span: ``m + (m * max_score - gap_open) // gap_extend + 1``
-    (``m`` when no gap can pay for itself: ``m * max_score <= gap_open``).
+def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int, score: int = 1) -> int:
+    """Most target letters a local alignment of a query of ``m`` letters
+    scoring at least ``score`` (default 1: any positive one) can span:
+    ``m + (m * max_score - gap_open - score) // gap_extend + 1`` (``m`` when no
+    gap can pay for itself: ``m * max_score - gap_open < score``).
 
     Proof: the alignment has ``a <= m`` query letters in pairs, scoring at
     most ``a * max_score``; its target letters are the ``a`` paired ones plus
     ``g`` letters in gaps. Each gap costs at least ``gap_open`` and each of
     its further letters ``gap_extend``, so ``g`` target gap letters in ``k >= 1``
     gaps cost at least ``gap_open + (g - 1) * gap_extend`` (one gap is the
-    cheapest way to hold them, as ``gap_extend <= gap_open``). A positive score
-    needs ``gap_open + (g - 1) * gap_extend < m * max_score``, so
-    ``g <= (m * max_score - gap_open - 1) // gap_extend + 1`` (with
-    ``gap_extend >= 1``), and the span ``a + g`` is at most the bound.
+    cheapest way to hold them, as ``gap_extend <= gap_open``). A score of at
+    least ``score`` needs ``gap_open + (g - 1) * gap_extend <= m * max_score -
+    score``, so ``g <= (m * max_score - gap_open - score) // gap_extend + 1``
+    (with ``gap_extend >= 1``), and the span ``a + g`` is at most the bound.
     With ``gap_extend == 0`` a gap of any length costs ``gap_open``: no bound
-    (None) unless ``m * max_score <= gap_open``.
+    (None) unless no gap can pay for itself.
     """
     m, max_score = int(m), int(max_score)
     if m <= 0 or max_score <= 0:
         return max(m, 0)
-    budget = m * max_score - int(gap_open)
+    budget = m * max_score - int(gap_open) - (max(int(score), 1) - 1)
     if budget <= 0:
         return m
     if gap_extend <= 0:

@@ -6,6 +6,7 @@ of the best of them (:mod:`swgpu.workloads.longalign`)."""
 from __future__ import annotations
 
 from .checks import non_negative_int, positive_int
+from .flags import given
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
                       cluster_of, finish, resolve_output, scoring_from, write_alignments)
 from .paths import declare
@@ -49,24 +50,27 @@ def add_parser(subparsers) -> None:
     finish(p, run)
 
 
+#: The options of genome-scale alignment, which do nothing without --ends.
+ENDS_OPTIONS = ("--alignments", "--ends-out", "--separation", "--max-alignment-length", "--method", "--gpus")
+
+
 def run(args) -> int:
+    from ..exceptions import InputError
+
+    if args.query == args.target == "-":
+        raise InputError("the query and the target cannot both be standard input (-)")
     if args.ends is not None:
         with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
             return run_long(args, executor)
     if args.scheduler is not None or args.workers is not None:
-        from ..exceptions import InputError
-
         raise InputError("a Dask cluster runs genome-scale alignment only: give --ends too", param="workers")
-    from ..io.readers import read_sequences
+    for flag in ENDS_OPTIONS:
+        if given(args, flag):
+            raise InputError(f"{flag} applies to genome-scale alignment only: give --ends too, or leave it out")
     from ..workloads.align import align_all
 
     report = Report("swgpu align", args.quiet, timings=args.timings)
-    resolve_output(args)
-    check_scoring(args)
-    queries = read_sequences(args.query, args.alphabet)  # read once: the query may be standard input
-    targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
-                             expect=None if args.alphabet else queries[0].alphabet)
-    scoring = scoring_from(args, queries[0].alphabet)
+    queries, targets, scoring = _read(args)
     report.phase("read")
     total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
     results = align_all(queries, targets, scoring, device=args.device, threads=args.threads,
@@ -82,20 +86,26 @@ def run(args) -> int:
     return 0
 
 
+def _read(args):
+    """``(queries, targets, scoring)`` of the command line, its output format resolved first."""
+    from ..io.readers import read_sequences
+
+    resolve_output(args)
+    check_scoring(args)
+    queries = read_sequences(args.query, args.alphabet)  # read once: the query may be standard input
+    targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
+                             expect=None if args.alphabet else queries[0].alphabet)
+    return queries, targets, scoring_from(args, queries[0].alphabet)
+
+
 def run_long(args, executor=None) -> int:
     """``--ends``: genome-scale alignment of each query record against the targets."""
-    from ..io.readers import read_sequences
     from ..io.writers.output import OutputFile
     from ..workloads.longalign import SEPARATION, LongAligner
     from ..workloads.strands import strands_for
 
     report = Report("swgpu align", args.quiet, timings=args.timings)
-    resolve_output(args)
-    check_scoring(args)
-    queries = read_sequences(args.query, args.alphabet)
-    targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
-                             expect=None if args.alphabet else queries[0].alphabet)
-    scoring = scoring_from(args, queries[0].alphabet)
+    queries, targets, scoring = _read(args)
     report.phase("read")
     aligner = LongAligner(scoring, device=args.device, threads=args.threads, executor=executor,
                           separation=args.separation or SEPARATION, max_alignment_length=args.max_alignment_length,

@@ -49,7 +49,8 @@ def run_demo(args) -> int:
         argv += ["--quiet"]
     if args.timings:
         argv += ["--timings"]
-    print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
+    if not args.quiet:
+        print("# swgpu " + " ".join(shlex.quote(a) for a in argv), file=sys.stderr)
     ns = build_parser().parse_args(argv)
     ns.argv = argv
     check_files(ns)  # the output is not one of the shipped examples

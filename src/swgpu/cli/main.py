@@ -4,8 +4,9 @@ Every user error is one line on stderr and exit status 2: a usage error as
 argparse words it (``swgpu align: ... (see swgpu align --help)``), any other
 ``swgpu: error: ...``. A library error about a parameter
 (:attr:`SwgpuError.param <swgpu.exceptions.SwgpuError.param>`) names the flag of
-that parameter in the command being run (``gap_open`` → ``--gap-open``), or
-the parameter itself when the command has no flag for it.
+that parameter in the command being run (``gap_open`` → ``--gap-open``) when
+the command line gave it, or the positional argument it is; a parameter the
+command has no option for, or an option left at its default, is not named.
 
 A warning (``warnings.warn``, e.g. duplicate IDs in a database) is one line
 ``swgpu: warning: ...``. SIGTERM and SIGHUP stop a command as Ctrl-C (SIGINT)
@@ -28,6 +29,7 @@ from .. import __version__
 from ..exceptions import InputError, SwgpuError
 from ..io.writers.output import abort_pending
 from . import align, bench, detach, info, makedb, scan, screen, search
+from .flags import shown_param
 from .options import Parser, UsageError
 from .paths import check_files
 
@@ -47,10 +49,11 @@ def build_parser() -> Parser:
 
 
 def error_message(exc: SwgpuError, args=None) -> str:
-    """The line printed for ``exc``: its parameter shown as the command's flag."""
+    """The line printed for ``exc``: its parameter shown as the command's flag
+    when the command line gave it (:func:`~.flags.shown_param`)."""
     if exc.param:
-        flags = getattr(args, "param_flags", None) or {}
-        return f"swgpu: error: {flags.get(exc.param, exc.param)}: {exc.message}"
+        shown = shown_param(args, exc.param)
+        return f"swgpu: error: {shown + ': ' if shown else ''}{exc.message}"
     return f"swgpu: error: {exc}"
 
 
@@ -211,12 +214,13 @@ def entry() -> None:
     driver releases the GPU (0.1-0.15 s). After a run that used the GPU the
     process ends without the interpreter's teardown (CuPy's memory pools and the
     CUDA context are released by the exit itself); every output file is complete
-    and closed by then."""
+    and closed by then. So does a run stopped by a signal (its outputs removed):
+    worker threads still in a kernel end with the process, at once."""
     if detach.wanted(sys.argv[1:]):
         detach.split()
     rc = main()
     detach.report(rc)
-    if "cupy" in sys.modules:
+    if "cupy" in sys.modules or rc > 128:  # after a signal: no wait for threads still in a kernel
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()

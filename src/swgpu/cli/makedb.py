@@ -12,6 +12,7 @@ import sys
 
 from .options import finish
 from .paths import declare
+from .progress import plural
 
 __all__ = ["add_parser", "run"]
 
@@ -31,5 +32,6 @@ def run(args) -> int:
     Database.check_path(args.out)  # before the FASTA file is read
     db = Database.from_fasta(args.fasta, args.alphabet)
     db.save(args.out)
-    print(f"{args.out}: {len(db):,} {db.alphabet.name} sequences, {db.total_residues:,} residues", file=sys.stderr)
+    print(f"{args.out}: {plural(len(db), db.alphabet.name + ' sequence')}, {plural(db.total_residues, 'residue')}",
+          file=sys.stderr)
     return 0

@@ -1,8 +1,7 @@
-"""What the commands share: the parser class, option groups (scoring, output,
-engine), the library-parameter → flag table of a command, the scoring and
-output format of the options, and writing alignments. The checked number
-types of the options are in :mod:`.checks`, the progress bar and summary line
-in :mod:`.progress`."""
+"""What the commands share: the parser class, option groups (scoring, output, engine), the
+library-parameter → flag table of a command, the scoring and output format of the options, and
+writing alignments. The checked number types of the options are in :mod:`.checks`, which options
+a command line gave in :mod:`.flags`, the progress bar and summary line in :mod:`.progress`."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from ..exceptions import InputError
 from ..io.writers.output import COMPRESSED as _COMPRESSED
 from .checks import gap_penalty, non_positive_int, positive_int
 from .cluster import add_cluster, cluster_of, executor_from  # noqa: F401  (the cluster options, with the others)
+from .flags import command_options
 
 __all__ = ["Parser", "UsageError", "add_scoring", "add_output", "add_device", "add_quiet", "add_cluster", "finish",
            "param_flags", "gpu_ids", "executor_from", "cluster_of", "scoring_from", "check_scoring", "resolve_output",
@@ -140,7 +140,7 @@ def param_flags(p: argparse.ArgumentParser) -> dict[str, str]:
 
 def finish(p: argparse.ArgumentParser, run) -> None:
     """Make ``run`` the command of ``p``; call once all its options are added."""
-    p.set_defaults(func=run, param_flags=param_flags(p))
+    p.set_defaults(func=run, param_flags=param_flags(p), **command_options(p))
 
 
 def gpu_ids(text: str) -> list[int] | None:

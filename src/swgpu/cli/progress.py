@@ -117,8 +117,9 @@ class Report:
             line += f", {self.cells / max(seconds, 1e-9) / 1e9:.3g} GCUPS"
         if not self.quiet:
             print(line, file=self.stream, flush=True)
-        if self.timings:  # one line per phase, as CUDASW++'s --verbose
-            for name, sec in self.phases.items():
-                print(f"{self.command}: {name:<10s} {sec:9.3f} s", file=self.stream)
-            print(f"{self.command}: {'total':<10s} {seconds:9.3f} s", file=self.stream, flush=True)
+        if self.timings:  # one line per phase, as CUDASW++'s --verbose, the seconds in one column
+            rows = [*self.phases.items(), ("total", seconds)]
+            width = max(10, *(len(name) for name, _ in rows))
+            for name, sec in rows:
+                print(f"{self.command}: {name:<{width}s} {sec:9.3f} s", file=self.stream, flush=name == "total")
         return line

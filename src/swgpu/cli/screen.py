@@ -116,6 +116,12 @@ def _run(args) -> int:
     else:
         resolve_output(args)
     check_scoring(args)
+    if args.kernel == "group":
+        from ..engines import resolve_device
+
+        if resolve_device(args.device) != "cuda":
+            raise InputError("group runs on the GPU only, and this run uses the CPU: choose bitwise, wordwise or "
+                             "auto", param="kernel")
 
     def start():  # the engine starts (a GPU's context) while the pairs are read
         scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,

@@ -76,7 +76,7 @@ def _search(args, report, db, queries, scoring, executor) -> int:
     # the CPU engine scores queries one by one anyway: batches of one move the bar after each query
     # (on a cluster, a batch is one round of tasks: keep them large)
     batch = {"batch": 1} if searcher.device == "cpu" and executor is None else {}
-    with searcher, report.progress(total, f"searching {len(db):,} sequences"):
+    with searcher, report.progress(total, f"searching {plural(len(db), 'sequence')}"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
     report.phase("score", searcher.score_seconds)

@@ -38,6 +38,10 @@ __all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "SAMPLE_LETTERS", "check_
            "guess_alphabet", "reverse_complement"]
 
 
+#: What an invalid DNA letter's message suggests (a reader of DNA only words its own).
+DNA_LETTER_HINT = " (is this a protein file? give the protein alphabet)"
+
+
 class Alphabet:
     """An ordered set of residue letters and the codes they encode to.
 
@@ -90,7 +94,7 @@ class Alphabet:
             char = raw[pos : pos + 1].decode("latin-1")
             raise InputError(
                 f"{where}position {pos + 1}: {char!r} is not a valid {self.name} letter"
-                + (" (is this a protein file? give the protein alphabet)" if self.name == "dna" else ""),
+                + (DNA_LETTER_HINT if self.name == "dna" else ""),
                 param="alphabet",
             )
         return codes

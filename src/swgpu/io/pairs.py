@@ -22,7 +22,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..exceptions import InputError
-from .alphabet import DNA, Alphabet, check_alphabet
+from .alphabet import DNA, DNA_LETTER_HINT, Alphabet, check_alphabet
 from .readers import STDIN, input_lines, read_sequence_batch, source_name
 from .sequence import Sequence, decode_header
 from .sequence_batch import SequenceBatch
@@ -30,6 +30,21 @@ from .sequence_batch import SequenceBatch
 __all__ = ["read_pairs", "read_pair_files"]
 
 _WHAT = "screen's alphabet"
+_DNA_ONLY = " (screen compares DNA only)"
+
+
+def _dna_only(exc: InputError, prefix: str = "") -> InputError:
+    """``exc`` (a letter that is not DNA) worded for screen, which has no other alphabet."""
+    return InputError(prefix + exc.message.replace(DNA_LETTER_HINT, _DNA_ONLY))
+
+
+def _header_like(cols: list[str]) -> bool:
+    """Whether the columns of a file's first line look like column names
+    (``qseq<TAB>tseq``): each sequence column has a letter that is not DNA,
+    and one has a lower-case letter or an underscore (sequences seldom do)."""
+    seqs = cols if len(cols) == 2 else cols[1::2]
+    not_dna = all(any(ord(c) > 255 or DNA.table[ord(c)] == 255 for c in x) for x in seqs)
+    return not_dna and any(c.islower() or c == "_" for x in seqs for c in x)
 
 
 def _pair(cols: list[str], number: int) -> tuple[Sequence, Sequence]:
@@ -64,7 +79,12 @@ def read_pairs(path, *, expect: str | Alphabet | None = None) -> tuple[list[Sequ
         try:
             query, target = _pair(cols, len(queries) + 1)
         except InputError as exc:
-            raise InputError(f"{name}: line {lineno}: {exc.message}", param=exc.param) from None
+            if exc.param != "alphabet":
+                raise InputError(f"{name}: line {lineno}: {exc.message}", param=exc.param) from None
+            if not queries and _header_like(cols):
+                raise InputError(f"{name}: line {lineno} looks like a header line ({line.strip()!r}): a pairs file "
+                                 "has none; remove it or start it with #") from None
+            raise _dna_only(exc, f"{name}: line {lineno}: ") from None
         queries.append(query)
         targets.append(target)
     if not queries:
@@ -85,9 +105,12 @@ def read_pair_files(query_path, target_path, *,
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    with ThreadPoolExecutor(2) as pool:  # both files at once (the reading and the scan release the lock)
-        reads = [pool.submit(read_sequence_batch, path, DNA) for path in (query_path, target_path)]
-        queries, targets = (r.result() for r in reads)  # (the query file's error first)
+    try:
+        with ThreadPoolExecutor(2) as pool:  # both files at once (the reading and the scan release the lock)
+            reads = [pool.submit(read_sequence_batch, path, DNA) for path in (query_path, target_path)]
+            queries, targets = (r.result() for r in reads)  # (the query file's error first)
+    except InputError as exc:
+        raise (_dna_only(exc) if exc.param == "alphabet" else exc) from None
     if expect is not None:  # both files read first, then checked (a letter that is not DNA is found first)
         for path, batch in ((query_path, queries), (target_path, targets)):
             check_alphabet(batch.records(), expect, _WHAT, source=source_name(path), hint=None)

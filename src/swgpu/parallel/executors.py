@@ -43,7 +43,7 @@ class ThreadExecutor:
         items = list(items)
         if self.threads == 1 or len(items) <= 1:
             return [fn(x) for x in items]
-        with ThreadPoolExecutor(min(self.threads, len(items))) as pool:
+        with _Pool(min(self.threads, len(items))) as pool:
             return list(pool.map(fn, items))
 
     def imap(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
@@ -53,7 +53,7 @@ class ThreadExecutor:
         if self.threads == 1 or len(items) <= 1:
             yield from map(fn, items)
             return
-        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+        with _Pool(self.threads) as pool:
             window = self.threads * 4
             futures = [pool.submit(fn, x) for x in items[:window]]
             nxt = len(futures)
@@ -64,3 +64,16 @@ class ThreadExecutor:
                     futures.append(pool.submit(fn, items[nxt]))
                     nxt += 1
                 yield result
+
+
+class _Pool(ThreadPoolExecutor):
+    """A thread pool whose ``with`` block, left by an exception, cancels the
+    tasks not started; left by Ctrl-C (or SIGTERM), or by closing the
+    generator of :meth:`ThreadExecutor.imap` early (as an interrupted consumer
+    does), it returns without waiting for the running ones either (the
+    command line then exits without them)."""
+
+    def __exit__(self, exc_type, exc, tb):
+        interrupted = exc_type is not None and issubclass(exc_type, (KeyboardInterrupt, GeneratorExit))
+        self.shutdown(wait=not interrupted, cancel_futures=exc_type is not None)
+        return False

@@ -4,6 +4,12 @@ Each check raises :class:`~swgpu.exceptions.ScoringError` with ``param`` set
 to the parameter at fault (``match``, ``mismatch``, ``gap_open``,
 ``gap_extend``); the message does not name a command-line option.
 
+Scores must fit the kernels' 32-bit arithmetic: a match score is at most
+:data:`SCORE_LIMIT` (the best score any job may reach) and a mismatch score
+at least ``-GAP_LIMIT`` (the lowest the traceback's arithmetic may reach);
+:mod:`swgpu.workloads.limits` checks the same bounds against the lengths of
+a job's sequences.
+
 >>> check_match_mismatch(2, -3, 5, 2)
 >>> check_match_mismatch(2, -3, -1, 2)
 Traceback (most recent call last):
@@ -15,7 +21,13 @@ from __future__ import annotations
 
 from ..exceptions import ScoringError
 
-__all__ = ["check_match_mismatch", "check_match", "check_mismatch", "check_gap"]
+__all__ = ["check_match_mismatch", "check_match", "check_mismatch", "check_gap", "SCORE_LIMIT", "GAP_LIMIT"]
+
+#: Largest score a job may reach: half the ``int32`` range, so one more
+#: diagonal step still fits, and the GPU's 30-bit bit-sliced kernel holds it.
+SCORE_LIMIT = (1 << 30) - 1
+#: Largest magnitude the traceback's gap arithmetic may reach (half its minus infinity, ``-2**29``).
+GAP_LIMIT = 1 << 28
 
 
 def _integer(value, param: str) -> int:
@@ -34,6 +46,9 @@ def check_match(match) -> int:
     number = _integer(match, "match")
     if number <= 0:
         raise ScoringError(f"score must be positive, got {match}", param="match")
+    if number > SCORE_LIMIT:
+        raise ScoringError(f"score must be at most {SCORE_LIMIT:,} (the kernels' 32-bit range), got {number:,}",
+                           param="match")
     return number
 
 
@@ -42,6 +57,9 @@ def check_mismatch(mismatch) -> int:
     number = _integer(mismatch, "mismatch")
     if number > 0:
         raise ScoringError(f"score must be zero or negative, got {mismatch}", param="mismatch")
+    if number < -GAP_LIMIT:
+        raise ScoringError(f"score must be at least -{GAP_LIMIT:,} (the kernels' 32-bit range), got {number:,}",
+                           param="mismatch")
     return number
 
 

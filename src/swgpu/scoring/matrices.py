@@ -20,7 +20,7 @@ import numpy as np
 
 from ..exceptions import ScoringError
 from ..io.alphabet import DNA, PROTEIN, Alphabet, get_alphabet
-from .checks import check_match, check_mismatch
+from .checks import GAP_LIMIT, SCORE_LIMIT, check_match, check_mismatch
 
 __all__ = ["ScoreMatrix", "MATRIX_NAMES"]
 
@@ -44,7 +44,11 @@ class ScoreMatrix:
     values: np.ndarray = field(repr=False)
 
     def __post_init__(self):
-        v = np.ascontiguousarray(self.values, dtype=np.int32)
+        raw = np.asarray(self.values)
+        if raw.size and not (raw.min() >= -GAP_LIMIT and raw.max() <= SCORE_LIMIT):  # NaN fails too
+            raise ScoringError(f"{self.name}: scores must be from -{GAP_LIMIT:,} to {SCORE_LIMIT:,} (the kernels' "
+                               "32-bit range)", param="matrix")
+        v = np.ascontiguousarray(raw, dtype=np.int32)
         if v.shape != (self.alphabet.size, self.alphabet.size):
             raise ScoringError(f"{self.name}: shape {v.shape} does not fit the {self.alphabet.name} alphabet",
                                param="matrix")

@@ -27,9 +27,10 @@ from ..scoring import Scoring
 from ..io.sequence import Sequence
 from ..engines import describe_devices, get_engine
 from ..engines.bulk import PairBatch
+from .limits import check_memory
 from .search import Searcher
 
-__all__ = ["bench_search", "bench_screen", "random_protein_database", "BACKGROUND_AA"]
+__all__ = ["bench_search", "bench_screen", "screen_bytes", "random_protein_database", "BACKGROUND_AA"]
 
 #: Robinson & Robinson (1991) amino-acid background frequencies (BLAST's), order ARNDCQEGHILKMFPSTWYV.
 BACKGROUND_AA = np.array([0.07805, 0.05129, 0.04487, 0.05364, 0.01925, 0.04264, 0.06295, 0.07377, 0.02199, 0.05142,
@@ -156,6 +157,19 @@ def _random_pairs(count: int, m: int, n: int, seed: int) -> tuple[list[np.ndarra
     return list(q), list(t)
 
 
+#: Host bytes per pair beside its letters: two array views in lists, offsets, scores.
+PAIR_BYTES = 256
+
+
+def screen_bytes(pairs: int, m: int, n: int, scorers=()) -> int:
+    """Least host memory of :func:`bench_screen` for one target length ``n``:
+    the random pairs and a copy of them end to end (two bytes a letter),
+    :data:`PAIR_BYTES` a pair, and the largest working set of the scorers
+    (``working_bytes(pairs, m, n)`` of those that tell it)."""
+    work = [s.working_bytes(pairs, m, n) for s in scorers if hasattr(s, "working_bytes")]
+    return pairs * (2 * (m + n) + PAIR_BYTES) + max(work, default=0)
+
+
 def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 16384, 32768, 65536),
                  scoring: str = "linear", device: str = "auto", kernels=("bitwise", "wordwise"),
                  out: str = "bench-out", log=print, transpose: str = "ballot", repeats: int | None = None) -> dict:
@@ -173,13 +187,16 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
     engine = get_engine(device)
     repeats = repeats or (5 if engine.name == "cuda" else 1)
     scheme = Scoring.build("dna", match=match, mismatch=mismatch, gap_open=go, gap_extend=ge)
+    scorers = {kernel: engine.pair_scorer(scheme, kernel, transpose=transpose) for kernel in kernels}
+    check_memory(max(screen_bytes(pairs, m, n, scorers.values()) for n in ns),
+                 f"{pairs:,} pairs of {m:,} x {max(ns):,} letters")
     rows = []
     for n in ns:
         qs, ts = _random_pairs(pairs, m, n, seed=n)
         batch = PairBatch.from_lists(qs, ts) if engine.name == "cuda" else None
         cells = pairs * m * n
         for kernel in kernels:
-            scorer = engine.pair_scorer(scheme, kernel, transpose=transpose)
+            scorer = scorers[kernel]
             scorer.scores(qs[:64], ts[:64])  # compile
             if batch is not None:
                 scorer.scores(PairBatch.from_lists(qs[:64], ts[:64]))

@@ -1,5 +1,5 @@
 """The 32-bit range of the kernels, checked once for every workload before
-anything is scored.
+anything is scored; and the memory a job may take (:func:`check_memory`).
 
 Every kernel keeps scores in 32 bits (the CPU's Numba kernels, the GPU's
 32-bit re-runs and traceback), and the traceback's global passes use
@@ -29,17 +29,25 @@ swgpu.exceptions.ScoringError: match: the best possible score ... 27 x 100,000,0
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from ..exceptions import ScoringError
-from ..scoring import Scoring
+from ..exceptions import InputError, ScoringError
+from ..scoring import ScoreMatrix, Scoring
+from ..scoring.checks import GAP_LIMIT, SCORE_LIMIT
 
-__all__ = ["SCORE_LIMIT", "GAP_LIMIT", "check_int32", "check_pairs"]
+__all__ = ["SCORE_LIMIT", "GAP_LIMIT", "check_int32", "check_pairs", "available_memory", "check_memory"]
 
-#: Largest best-possible score a job may reach.
-SCORE_LIMIT = (1 << 30) - 1
-#: Largest magnitude the traceback's gap arithmetic may reach.
-GAP_LIMIT = 1 << 28
+
+def _match_mismatch(matrix: ScoreMatrix) -> bool:
+    """Whether ``matrix`` is a match/mismatch scoring (of DNA, or of proteins
+    with ``--matrix none``): its fault is then the match or mismatch score."""
+    if matrix.match_mismatch_scores is not None:
+        return True
+    top, low = matrix.max_score, matrix.min_score
+    return 0 < top <= SCORE_LIMIT and -GAP_LIMIT <= low <= 0 and np.array_equal(matrix.values, ScoreMatrix.match_mismatch(
+        top, low, matrix.alphabet).values)
 
 
 def check_int32(scoring: Scoring, shorter: int, longest_pair: int) -> None:
@@ -50,7 +58,7 @@ def check_int32(scoring: Scoring, shorter: int, longest_pair: int) -> None:
     """
     shorter, longest_pair = int(shorter), int(longest_pair)
     top = scoring.matrix.max_score
-    match_scoring = scoring.matrix.match_mismatch_scores is not None
+    match_scoring = _match_mismatch(scoring.matrix)
     bound = shorter * top
     if bound > SCORE_LIMIT:
         what = "match score" if match_scoring else "matrix (smaller entries)"
@@ -75,3 +83,48 @@ def check_pairs(scoring: Scoring, query_lengths, target_lengths) -> None:
     t = np.asarray(target_lengths, dtype=np.int64)
     if q.size:
         check_int32(scoring, int(np.minimum(q, t).max()), int((q + t).max()))
+
+
+def available_memory() -> int | None:
+    """Bytes of memory a job can still take: psutil's ``available`` when it is
+    installed, else ``MemAvailable`` of ``/proc/meminfo``, else the free pages
+    (``os.sysconf``); None when the system does not say."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # not installed, or no answer here
+        pass
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _bytes(n: int) -> str:
+    """``n`` bytes in binary units.
+
+    >>> _bytes(6_553_600_000_000), _bytes(3 * 2**30), _bytes(512)
+    ('5.96 TiB', '3.00 GiB', '512 B')
+    """
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"
+
+
+def check_memory(need: int, what: str) -> None:
+    """Refuse a job that needs more memory than is available (``what`` needs
+    ``need`` bytes), before anything is allocated: an
+    :class:`~swgpu.exceptions.InputError` rather than a process killed for
+    memory, or a ``MemoryError`` deep inside the job."""
+    have = available_memory()
+    if have is not None and need > have:
+        raise InputError(f"{what} need at least {_bytes(need)} of memory, and {_bytes(have)} is available")

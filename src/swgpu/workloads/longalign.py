@@ -20,7 +20,11 @@ ties, then the traceback's tie rules), found in the window of the target
 that ends there and is as long as any positive alignment of the query can
 reach (:func:`~swgpu.align.scan_rule.span_bound`), or ``max_alignment_length``
 when given (a promise that no alignment of interest is longer; it also
-bounds the overlap of the parts below).
+bounds the overlap of the parts below). An end point whose alignment does
+not fit that window (its traced score falls short of the end point's) breaks
+the promise: an :class:`~swgpu.exceptions.InputError` names the length an
+alignment of that score may need, rather than an alignment that is not the
+end point's.
 
 **Parts.** With a Dask executor (:mod:`swgpu.parallel.dask_executor`) the
 target columns are cut into parts, one task each; a part's engine reaches
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Sequence as Seq
 
 from ..align.alignment import Alignment
@@ -54,7 +59,7 @@ from ..scoring import Scoring
 from .genome_tasks import distributed, find_end_points, trace_ends
 from .limits import check_int32
 from .strands import oriented, strands_for
-from .windows import genome_codes, record_of
+from .windows import TracedScoreMismatch, genome_codes, record_of
 
 __all__ = ["LongAligner", "LongResult", "EndPoint", "SEPARATION", "TOP"]
 
@@ -185,8 +190,27 @@ class LongAligner:
         cluster = self.executor if distributed(self.executor) else None
         tracer = None if cluster is not None else self._local_tracer()
         # on a cluster one task per alignment: the long ones are the work
-        return trace_ends(tracer, ThreadExecutor(self.engine.threads), cluster, self._spec(), targets, bounds, ends,
-                          self.span, per_task=1)
+        try:
+            return trace_ends(tracer, ThreadExecutor(self.engine.threads), cluster, self._spec(), targets, bounds,
+                              ends, self.span, per_task=1)
+        except TracedScoreMismatch as exc:
+            raise self._too_short(exc) from None
+
+    def _too_short(self, exc: TracedScoreMismatch) -> Exception:
+        """The error of an end point traced short: ``max_alignment_length``
+        cut its window below what an alignment of its score can span (else,
+        ``exc`` itself: a bug)."""
+        sc, cap = self.scoring, self.max_alignment_length
+        bound = partial(span_bound, exc.query_length, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
+        full = bound()
+        if cap is None or (full is not None and full <= cap):
+            return exc
+        need = bound(score=exc.score)
+        at_least = "a larger value" if need is None else f"at least {need:,} (what an alignment of this query " \
+                                                           f"scoring {exc.score:,} can span)"
+        return InputError(f"an end point of {exc.query} scores {exc.score:,} with an alignment longer than {cap:,} "
+                          f"target letters (traced within them it scores {exc.traced:,}): give {at_least}, or "
+                          "leave the option out", param="max_alignment_length")
 
     def _local_scanner(self):
         """This process's genome scanner, made on first use."""

@@ -18,7 +18,17 @@ import numpy as np
 from ..align.alignment import Alignment
 from ..io.sequence import Sequence
 
-__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces"]
+__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces", "TracedScoreMismatch"]
+
+
+class TracedScoreMismatch(RuntimeError):
+    """An alignment traced in an end point's window scored ``traced``, not the
+    end point's ``score``: a bug, unless the caller cut the window shorter than
+    an alignment of that score can span (``query_length``: the query's)."""
+
+    def __init__(self, query: str, traced: int, score: int, query_length: int):
+        super().__init__(f"{query}: traced score {traced} != end point score {score}; this is a bug")
+        self.query, self.traced, self.score, self.query_length = query, traced, score, query_length
 
 
 def genome_codes(genome: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
@@ -53,17 +63,18 @@ def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tup
         window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
                           rec.alphabet, rec.description)
         pairs.append((q, window))
-        meta.append((q.name, sign, score, start - lo, len(rec)))
+        meta.append((q.name, sign, score, start - lo, len(rec), len(q)))
     return pairs, meta
 
 
 def finish_traces(alns: list[Alignment], meta: list) -> list[Alignment]:
     """Alignments of the windows of :func:`end_windows` (each the best ending
     with a pair at the window's last letter) in record coordinates, with
-    their strand; a traced score other than the end point's is a bug."""
-    for aln, (name, sign, score, shift, length) in zip(alns, meta):
+    their strand; a traced score other than the end point's is a
+    :class:`TracedScoreMismatch`."""
+    for aln, (name, sign, score, shift, length, query_length) in zip(alns, meta):
         if aln.score != score:
-            raise RuntimeError(f"{name}: traced score {aln.score} != end point score {score}; this is a bug")
+            raise TracedScoreMismatch(name, aln.score, score, query_length)
         aln.target_start += shift
         aln.target_end += shift
         aln.target_length = length

@@ -276,6 +276,16 @@ def _bitsliced_words(qp, tp, nb, match, mismatch, gap_open, gap_extend, out):
 WORDS_PER_BATCH = 16
 
 
+def batch_bytes(pairs: int, m: int, n: int, match: int) -> int:
+    """Bytes of the working arrays of :func:`screen_scores_bitsliced` for
+    ``pairs`` pairs of ``m`` x ``n`` letters (its largest batch): the padded
+    codes and a byte per letter of their bit masks, the bit planes, and the
+    ``H`` and ``P`` planes of every query row."""
+    words = -(-min(int(pairs), WORD * WORDS_PER_BATCH) // WORD)
+    bits = score_bits(score_bound([m], [n], match))
+    return words * (2 * WORD * (m + n) + 24 * (m + n) + 16 * bits * m)
+
+
 def screen_scores_bitsliced(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int) -> np.ndarray:
     """Best local score of each pair ``(queries[i], targets[i])``, bit-sliced.
 

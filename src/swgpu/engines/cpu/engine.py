@@ -74,6 +74,19 @@ class CpuPairScorer:
             return bitsliced.screen_scores_bitsliced(queries, targets, *params)
         return self._auto(queries, targets, params)
 
+    def working_bytes(self, pairs: int, m: int, n: int) -> int:
+        """Memory the kernel takes beyond the pairs themselves, for ``pairs``
+        pairs of ``m`` x ``n`` letters (a lower bound)."""
+        from .lanes import VEC_BYTES
+
+        if self.kernel in ("bitwise", "group"):
+            from .bitsliced import batch_bytes
+
+            return batch_bytes(pairs, m, n, self.match)
+        if self.kernel == "auto":  # a vector of query codes, H and E per query row, on each thread
+            return self.threads * 3 * VEC_BYTES * m
+        return 16 * (m + n)  # wordwise: one pair's rows at a time
+
     def _auto(self, queries, targets, params) -> np.ndarray:
         from .screen import screen_scores_simd
 

@@ -18,7 +18,10 @@ end the pad letter scores ``-bias <= 0``, which can never raise a lane's
 best (every padded cell is at most the best of the cells it comes from).
 
 Batches are taken from a shared queue (:func:`~.simd.atomic_next`) by every
-thread, longest first, so threads finish together whatever the lengths.
+thread, longest first, so threads finish together whatever the lengths. A
+queue counter set to :data:`~.threads.CANCEL` stops the kernel after the
+column it is in (an interrupted search: a long query's batch can take many
+seconds).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .simd import adds, atomic_next, subs, vfill, vload, vlookup, vmax, vstore
+from .simd import adds, atomic_next, atomic_read, subs, vfill, vload, vlookup, vmax, vstore
+from .threads import CANCEL
 
 __all__ = ["search_batches"]
 
@@ -63,6 +67,8 @@ def search_batches(query, tables, residues, wstart, wlen, pad, order, counter, g
             vstore(E, i * lanes, z)
         top = z
         for j in range(width):
+            if atomic_read(counter) >= CANCEL:
+                return 1
             for lane in range(lanes):
                 col[lane] = residues[wstart[b, lane] + j] if j < wlen[b, lane] else pad
             if tw <= lanes:

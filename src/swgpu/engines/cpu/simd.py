@@ -34,7 +34,8 @@ from .lanes import VEC_BYTES, lanes_of
 
 __all__ = ["VEC_BYTES", "lanes_of", "vload", "vstore", "vfill", "adds", "subs", "vmax", "vadd", "vsub", "vhmax",
            "any_gt", "carry_scan_signed",
-           "any_ge", "select_eq", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next", "zip_lo", "zip_hi"]
+           "any_ge", "select_eq", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next", "atomic_read",
+           "zip_lo", "zip_hi"]
 
 class Vec(types.Type):
     """A 64-byte vector of integer lanes."""
@@ -357,5 +358,19 @@ def atomic_next(typingctx, counter):
     def codegen(context, builder, sig, args):
         a = context.make_array(counter)(context, builder, args[0])
         return builder.atomic_rmw("add", a.data, ir.Constant(ir.IntType(64), 1), "monotonic")
+
+    return types.int64(counter), codegen
+
+
+@intrinsic
+def atomic_read(typingctx, counter):
+    """``counter[0]``, loaded anew at each call (another thread may change it:
+    :func:`~.threads.run_shared` stops a kernel this way)."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        a = context.make_array(counter)(context, builder, args[0])
+        return builder.load_atomic(a.data, "monotonic", 8)
 
     return types.int64(counter), codegen

@@ -7,6 +7,11 @@ them), so the items are scheduled dynamically, in the order the kernel's
 queue lists them (longest first), and every thread keeps busy until the
 queue is empty.
 
+Called from the main thread, every call runs on the pool's threads while the
+main thread waits, so that Ctrl-C (or SIGTERM) is seen at once; the counter
+is then set to :data:`CANCEL`, which a kernel that reads it
+(:func:`~.simd.atomic_read`) takes as the order to stop.
+
 >>> import numpy as np
 >>> seen = []
 >>> def kernel(counter, n):
@@ -22,12 +27,15 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Callable
 
 import numpy as np
 
-__all__ = ["run_shared", "get_pool", "default_threads"]
+__all__ = ["run_shared", "get_pool", "default_threads", "CANCEL"]
+
+#: A work-queue counter at or above this stops the kernels sharing it.
+CANCEL = 1 << 62
 
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -58,13 +66,18 @@ def run_shared(kernel: Callable, make_args: Callable[[np.ndarray], tuple], threa
     counter = np.zeros(1, dtype=np.int64)
     args = make_args(counter)
     n = max(1, min(int(threads), int(items)))
-    if n == 1:
+    inline = threading.current_thread() is not threading.main_thread()  # the caller's thread is one of them
+    if n == 1 and inline:
         kernel(*args)
         return
-    pool = get_pool(n - 1)
-    futures = [pool.submit(kernel, *args) for _ in range(n - 1)]
+    pool = get_pool(n - inline)
+    futures = [pool.submit(kernel, *args) for _ in range(n - inline)]
     try:
-        kernel(*args)
-    finally:
+        if inline:
+            kernel(*args)
         for f in futures:
-            f.result()
+            f.result()  # the main thread waits here, where a signal's handler runs
+    except BaseException:
+        counter[0] = CANCEL
+        wait(futures)
+        raise

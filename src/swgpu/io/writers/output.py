@@ -364,8 +364,9 @@ class OutputFile(AtomicOutput):
     def write(self, data) -> None:
         try:
             self._fh.write(data)
-        except BaseException:
+        except BaseException as exc:
             self.abort()
+            self._name(exc)
             raise
 
     def write_bytes(self, data: bytes) -> None:
@@ -380,9 +381,16 @@ class OutputFile(AtomicOutput):
                     return
                 fh = raw
             fh.write(data)
-        except BaseException:
+        except BaseException as exc:
             self.abort()
+            self._name(exc)
             raise
+
+    def _name(self, exc: BaseException) -> None:
+        """Name this output in an error of the system that names no file (``-o /dev/full``)."""
+        stdout = self._fh is sys.stdout or self._fh is getattr(sys.stdout, "buffer", None)
+        if isinstance(exc, OSError) and exc.filename is None and (self.path is not None or stdout):
+            exc.filename = self.path or "standard output"
 
     def _finish_layers(self) -> None:
         """Flush the text layer and end the compressed stream, leaving the file open."""
@@ -399,7 +407,11 @@ class OutputFile(AtomicOutput):
             return
         if self.path is None:  # standard output or a caller's stream
             self._closed = True
-            self._fh.flush()
+            try:
+                self._fh.flush()
+            except OSError as exc:
+                self._name(exc)
+                raise
             return
         try:
             self._finish_layers()
@@ -412,8 +424,9 @@ class OutputFile(AtomicOutput):
                 self._tmp = None
             else:
                 self._raw.close()  # type: ignore[union-attr]
-        except BaseException:
+        except BaseException as exc:
             self.abort()
+            self._name(exc)
             raise
         self._closed = True
         _PENDING.discard(self)
