@@ -55,6 +55,9 @@ SKIPS = [
     ("dask scheduler", "starts a Dask cluster"),
     ("dask worker", "starts a Dask cluster"),
     ("SWGPU_SCHEDULER", "names a Dask cluster"),
+    ("dask cuda worker", "needs dask-cuda and GPUs"),
+    ("openssl req", "makes the TLS certificates: tests/cli/test_dask_tls.py runs these commands"),
+    ("chmod 600 key.pem", "part of making the TLS certificates (no swgpu command)"),
 ]
 
 #: Commands other than swgpu that are run (through bash).

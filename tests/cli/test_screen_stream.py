@@ -55,3 +55,26 @@ def test_python_api_result_is_the_batches_together(tmp_path):
     parts = screener.screen(queries, targets, 20)
     assert [a.__dict__ for a in parts.alignments] == [a.__dict__ for a in whole.alignments]
     assert len(whole.alignments) == whole.selected.size > 10
+
+
+@pytest.mark.parametrize("fmt", ["sam", "blast6"])
+def test_small_runs_without_compiled_code_give_the_same_bytes(run_cli, tmp_path, fmt):
+    import subprocess
+    import sys
+
+    q, t = _pairs(tmp_path, 200)
+    args = ["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "20", "-f", fmt,
+            "--gap-open", "7"]
+    code, _, err = run_cli([*args, "-o", tmp_path / "in.out"])  # this process has Numba loaded: compiled paths
+    assert code == 0, err
+    probe = ("import sys, runpy; sys.argv = ['swgpu', *sys.argv[1:]]\n"
+             "from swgpu.cli.main import main\n"
+             "from swgpu.io import compiled\n"
+             "assert not compiled.worth(1)\n"  # a new process: the array and record-by-record paths
+             "sys.exit(main())\n")
+    proc = subprocess.run([sys.executable, "-c", probe, *args, "-o", str(tmp_path / "in.out")], capture_output=True,
+                          text=True, env={**__import__("os").environ, "SWGPU_DETACH": "0"})
+    assert proc.returncode == 0, proc.stderr
+    mine = (tmp_path / "in.out").read_text()
+    code, _, err = run_cli([*args, "-o", tmp_path / "in.out"])
+    assert (tmp_path / "in.out").read_text() == mine

@@ -14,6 +14,16 @@ from swgpu.io import encoding, scanner
 from swgpu.io.alphabet import SAMPLE_LETTERS
 from swgpu.io.readers import read_sequence_batch, read_sequences
 
+@pytest.fixture(autouse=True, scope="module")
+def _compiled_reader():
+    """The compiled reader for files of any size (new processes take it from 32 MiB on)."""
+    from swgpu.io import compiled
+
+    old, compiled.COMPILED_BYTES = compiled.COMPILED_BYTES, 0
+    yield
+    compiled.COMPILED_BYTES = old
+
+
 _HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  "]
 _LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", ""]
 
@@ -95,3 +105,20 @@ def test_parts_on_threads_equal_one_part(monkeypatch):
         np.testing.assert_array_equal(a.offsets, b.offsets)
     np.testing.assert_array_equal(one[3], many[3])
     assert one[0].strings()[:2] == ["r0", "r1"] and one[2].strings()[5] == recs[5][1]
+
+
+def test_numba_loads_without_scipy_for_the_command_line():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from swgpu.io import compiled\n"
+            "compiled.WITHOUT_BLAS = True\n"
+            "from swgpu.io import kernels\n"
+            "assert 'numba.np.arraymath' in sys.modules and 'scipy' not in sys.modules\n"
+            "import numpy as np\n"
+            "from swgpu.io.texts import Texts\n"
+            "from swgpu.io.writers.rows import Rows\n"
+            "r = Rows(2); r.int(np.array([3, -4])); r.const('\\n'); assert r.render() == b'3\\n-4\\n'\n"
+            "assert not any(isinstance(h, compiled._NoSciPy) for h in sys.meta_path)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -160,3 +160,20 @@ def test_path_runs_on_threads_equal_one_thread():
     for x, y in zip(one[0] + one[1], four[0] + four[1]):
         np.testing.assert_array_equal(x, y)
     assert one[0][2][-1] == one[0][0].size and one[0][0].sum() == ops.size
+
+
+def test_path_runs_with_arrays_equal_the_compiled_pass():
+    from swgpu.align.runs import _path_runs_arrays, path_runs
+
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 5, 300):
+        sizes = rng.integers(0, 15, n)
+        off = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(sizes, out=off[1:])
+        ops = rng.choice(np.array([0, 0, 1, 2], np.uint8), int(off[-1]))
+        q, t = rng.integers(0, 5, 30 * n).astype(np.uint8), rng.integers(0, 5, 30 * n).astype(np.uint8)
+        qpos, tpos = rng.integers(0, 10, n) + np.arange(n) * 30, rng.integers(0, 10, n) + np.arange(n) * 30
+        want = path_runs(ops, off, q, qpos, t, tpos, 4, threads=1)
+        got = _path_runs_arrays(ops, off, q, qpos, t, tpos, 4)
+        for x, y in zip(want[0] + want[1], got[0] + got[1]):
+            np.testing.assert_array_equal(x, y)

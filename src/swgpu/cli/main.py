@@ -150,6 +150,9 @@ def _print_warning(message, category, filename, lineno, file=None, line=None) ->
 
 
 def _run(parser: Parser, args) -> int:
+    from ..io import compiled
+
+    compiled.WITHOUT_BLAS = True  # the kernels of a command use no linear algebra: Numba loads without SciPy
     _set_threads(args)
     if not getattr(args, "func", None):
         parser.print_help()

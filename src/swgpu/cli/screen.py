@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from ..exceptions import InputError
+from .batches import write_batches
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
-from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name, resolve_output,
-                      write_batches)
+from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
+                      resolve_output)
 from .paths import declare
 from .progress import Report, plural
 
@@ -82,8 +83,14 @@ def _rare_collections(gen0: int = 100_000):
 
 
 def _score_table(queries, targets, scores) -> bytes:
-    """The lines ``query<TAB>target<TAB>score`` of every pair, in compiled code."""
+    """The lines ``query<TAB>target<TAB>score`` of every pair (in compiled code when that pays)."""
+    from ..io.compiled import worth
     from ..io.sequence_batch import SequenceBatch
+
+    if not worth(len(scores)):
+        names = [[s.name for s in seqs] if not isinstance(seqs, SequenceBatch) else seqs.names
+                 for seqs in (queries, targets)]
+        return "".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(*names, scores.tolist())).encode()
     from ..io.texts import Texts
     from ..io.writers.rows import Rows
 

@@ -9,7 +9,11 @@ a command loads this module the first time it reads or writes in bulk.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .compiled import load_numba
+
+load_numba()
+from numba import njit  # noqa: E402
 
 #: Byte classes and problems of the FASTA scan (:mod:`.scanner`).
 WS, HEAD, NAMELESS, COMMENT, CONTROL, EMPTY, INVALID = 1, 2, 4, 8, 16, 32, 64

@@ -23,11 +23,13 @@ records and messages are the same either way.
 
 from __future__ import annotations
 
+import mmap
 import os
 import stat
 
 import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
+from .compiled import worth_bytes
 from .ranges import ranges, run_ranges
 from .texts import Texts
 
@@ -119,11 +121,13 @@ def read_columns(path: str, alphabet: str | Alphabet | None):
         st = os.stat(path)
     except OSError:
         return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size == 0:
+    if not stat.S_ISREG(st.st_mode) or st.st_size == 0 or not worth_bytes(_expanded(path, st.st_size)):
         return None
     try:
-        with _open(path, False) as stream:
-            raw = stream.read(LARGEST + 1)
+        raw = _mapped(path)
+        if raw is None:
+            with _open(path, False) as stream:
+                raw = stream.read(LARGEST + 1)
     except Exception:  # errors are reported by the record-by-record reader
         return None
     if len(raw) > LARGEST or raw[:1] != b">":
@@ -139,6 +143,25 @@ def read_columns(path: str, alphabet: str | Alphabet | None):
     names, descriptions, letters, codes = found
     return SequenceBatch.from_columns(names, descriptions, letters, codes,
                                       alphabet if alphabet is not None else guessed), guessed
+
+
+def _mapped(path: str):
+    """A plain (not compressed) file mapped into memory, read-only (no copy:
+    its pages are read as the scan reaches them); ``None`` for a compressed one."""
+    from .readers import _GZIP_MAGIC, _OTHER_MAGIC
+
+    if path.endswith((".gz", ".bz2", ".xz", ".zst")):
+        return None
+    with open(path, "rb") as fh:
+        magic = fh.read(6)
+        if magic[:2] == _GZIP_MAGIC or magic.startswith(_OTHER_MAGIC):
+            return None
+        return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def _expanded(path: str, size: int) -> int:
+    """About how many bytes ``path`` holds once decompressed."""
+    return size * 4 if path.endswith((".gz", ".bz2", ".xz", ".zst")) else size
 
 
 def _guess(raw: bytes) -> Alphabet | None:

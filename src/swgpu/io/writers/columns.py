@@ -39,6 +39,10 @@ class References:
     def header_lines(self) -> bytes | None:
         """The ``@SQ`` lines; ``None`` when two different targets share a name
         (the record-by-record header merges or refuses those)."""
+        from ..compiled import worth
+
+        if not worth(self.index.size):
+            return None
         first = np.unique(self.index, return_index=True)[1]
         index, lengths = self.index[np.sort(first)], self.lengths[np.sort(first)]
         starts, ends = self.names.offsets[index], self.names.offsets[index + 1]

@@ -370,17 +370,13 @@ class OutputFile(AtomicOutput):
             raise
 
     def write_bytes(self, data: bytes) -> None:
-        """Write UTF-8 text given as bytes (past the text layer, which is flushed first)."""
+        """Write UTF-8 text given as bytes (past the text layer, flushed first)."""
         try:
             fh = self._fh
             if isinstance(fh, io.TextIOBase):
                 fh.flush()
-                raw = getattr(fh, "buffer", None)
-                if raw is None:  # a caller's text stream without bytes below it
-                    fh.write(bytes(data).decode("utf-8"))
-                    return
-                fh = raw
-            fh.write(data)
+                fh = getattr(fh, "buffer", None) or fh  # (a caller's text stream may have no bytes below it)
+            fh.write(bytes(data).decode("utf-8") if isinstance(fh, io.TextIOBase) else data)
         except BaseException as exc:
             self.abort()
             self._name(exc)

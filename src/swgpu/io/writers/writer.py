@@ -65,8 +65,6 @@ from typing import IO, Collection, Iterable, Mapping
 
 from ...exceptions import InputError
 from .blast6 import blast6_header, format_blast6, parse_columns
-from .columns import References, blast6_lines, sam_lines
-from .rows import Texts
 from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
 from .pairwise import format_pairwise, pairwise_file_header
@@ -173,6 +171,8 @@ class AlignmentWriter(AtomicOutput):
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
+            from .columns import References  # (NumPy: imported when SAM is written)
+
             lines = targets.header_lines() if isinstance(targets, References) else None
             if lines is not None:  # the @SQ lines of many targets in compiled code
                 text = _header({}, program_line)
@@ -245,14 +245,15 @@ class AlignmentWriter(AtomicOutput):
             n += 1
         return n
 
-    def write_columns(self, batch, qnames: Texts, tnames: Texts, qletters: Texts | None = None,
-                      complement: bytes | None = None) -> bool:
+    def write_columns(self, batch, qnames, tnames, qletters=None, complement: bytes | None = None) -> bool:
         """Write a whole batch of alignments given as columns (the arrays of
         :class:`~swgpu.align.batch.AlignmentBatch`; names and query letters as
-        :class:`~.rows.Texts` indexed by its query and target indexes), as
+        :class:`~swgpu.io.texts.Texts` indexed by its query and target indexes), as
         :meth:`write` would write each, in compiled code (``sam`` and ``blast6``).
         Returns False, having written nothing, when this format or batch needs
         the record-by-record writer (then :meth:`write` each alignment)."""
+        from .columns import blast6_lines, sam_lines
+
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
         if self.fmt == "sam" and self._seen is None:

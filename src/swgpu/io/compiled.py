@@ -1,0 +1,64 @@
+"""When the compiled (Numba) paths of reading and writing pay for themselves.
+
+Loading Numba and its cached kernels costs a new process 0.3-1 s (more where
+SciPy is installed, which Numba probes), about what the array and
+record-by-record paths spend on 100,000 records. So a command takes the
+compiled paths for large inputs, or when Numba is loaded already (the CPU
+engine loads it), and the others below that; both give the same bytes.
+
+>>> worth(10) in (True, False), worth(COMPILED_RECORDS)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "load_numba"]
+
+#: Records from which the compiled paths are taken.
+COMPILED_RECORDS = 100_000
+#: Bytes of input from which the compiled reader is taken.
+COMPILED_BYTES = 32 << 20
+
+
+def worth(records: int) -> bool:
+    """Whether ``records`` records are handled in compiled code."""
+    return records >= COMPILED_RECORDS or "numba" in sys.modules
+
+
+def worth_bytes(size: int) -> bool:
+    """Whether an input of ``size`` bytes is read in compiled code."""
+    return size >= COMPILED_BYTES or "numba" in sys.modules
+
+
+#: Set by the command line: Numba is loaded without probing SciPy's BLAS
+#: (:func:`load_numba`).
+WITHOUT_BLAS = False
+
+
+class _NoSciPy:
+    """An import hook that answers every ``scipy`` import with ImportError."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "scipy" or name.startswith("scipy."):
+            raise ImportError(f"{name} is not loaded by swgpu's compiled kernels")
+        return None
+
+
+def load_numba() -> None:
+    """Import Numba and its array functions. Under :data:`WITHOUT_BLAS` (the
+    command line's choice; the kernels use no linear algebra) and while SciPy
+    is not loaded, Numba's probe for SciPy's BLAS is answered "absent": loading
+    ``scipy.linalg`` costs 0.4 s where it is installed. Numba's ``np.dot`` and
+    ``np.linalg`` are then unavailable in that process, nothing else."""
+    if "numba.np.arraymath" in sys.modules:
+        return
+    hook = _NoSciPy() if WITHOUT_BLAS and "scipy" not in sys.modules else None
+    if hook is not None:
+        sys.meta_path.insert(0, hook)
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if hook is not None:
+            sys.meta_path.remove(hook)
