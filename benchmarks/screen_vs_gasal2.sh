@@ -4,6 +4,8 @@
 #
 #   benchmarks/screen_vs_gasal2.sh GASAL2_BUILD PAIRS_DIR [ROUNDS] [SWGPU_SRC]
 #
+# With BASE_SRC=DIR (another tree's src/) each round runs that tree's swgpu too
+# ("base"), so that two trees and GASAL2 are timed in the same call.
 # GASAL2_BUILD: a tree built by `benchmarks/peers/gasal2.sh build`; PAIRS_DIR
 # holds pairs_query.fa and pairs_target.fa. Scoring: GASAL2 `-a 2 -b 3 -q 5 -r 2`
 # (a gap of k costs 5 + 2k) is swgpu's --match 2 --mismatch -3 --gap-open 7
@@ -31,6 +33,13 @@ run() {  # name file command...
 }
 for r in $(seq "$rounds"); do
     echo "--- round $r"
+    if [ -n "${BASE_SRC:-}" ]; then
+        PYTHONPATH=$(realpath "$BASE_SRC")${PYTHONPATH_REST:+:$PYTHONPATH_REST} run "base sam" "$out/base_sam" \
+            python3 -m swgpu screen -q "$q" -t "$t" "${scoring[@]}" --device cuda --threshold 0 -f sam \
+            -o "$out/base.sam" --timings
+        PYTHONPATH=$(realpath "$BASE_SRC")${PYTHONPATH_REST:+:$PYTHONPATH_REST} run "base scores" "$out/base_sc" \
+            python3 -m swgpu screen -q "$q" -t "$t" "${scoring[@]}" --device cuda -o "$out/base.tsv" --timings
+    fi
     run "swgpu sam" "$out/sw_sam" python3 -m swgpu screen -q "$q" -t "$t" "${scoring[@]}" --device cuda \
         --threshold 0 -f sam -o "$out/sw.sam" --timings
     run "gasal2 -t -p" "$out/ga_tp" "$gasal/test_prog/test_prog.out" -a 2 -b 3 -q 5 -r 2 -t -p -y local "$q" "$t"
@@ -57,4 +66,13 @@ with open(f"{out}/ga_tp.out") as fh:
 same = sum(ours.get(k) == v for k, v in theirs.items())
 print(f"scores: {len(ours):,} swgpu, {len(theirs):,} GASAL2, {same:,} equal"
       + ("" if same == len(ours) == len(theirs) else "  <-- DIFFER"))
+import filecmp, os
+for a, b in (("base.sam", "sw.sam"), ("base.tsv", "sw.tsv")):
+    if os.path.exists(f"{out}/{a}"):
+        same = filecmp.cmp(f"{out}/{a}", f"{out}/{b}", shallow=False)
+        if a.endswith(".sam"):  # the @PG line holds the command line: compare the rest
+            with open(f"{out}/{a}") as x, open(f"{out}/{b}") as y:
+                same = all(p == q for p, q in zip(x, y) if not p.startswith("@PG")) and \
+                    sum(1 for _ in open(f"{out}/{a}")) == sum(1 for _ in open(f"{out}/{b}"))
+        print(f"{a} == {b}: {same}")
 PY

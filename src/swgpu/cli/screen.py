@@ -82,8 +82,8 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
-def _score_table(queries, targets, scores) -> bytes:
-    """The lines ``query<TAB>target<TAB>score`` of every pair (in compiled code when that pays)."""
+def _score_table(queries, targets, scores):
+    """The lines ``query<TAB>target<TAB>score`` of every pair, as bytes (in compiled code when that pays)."""
     from ..io.compiled import worth
     from ..io.sequence_batch import SequenceBatch
 
@@ -104,7 +104,7 @@ def _score_table(queries, targets, scores) -> bytes:
     rows.const("\t")
     rows.int(scores)
     rows.const("\n")
-    return rows.render()
+    return rows.render_array()
 
 
 def run(args) -> int:

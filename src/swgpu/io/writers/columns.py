@@ -8,7 +8,7 @@ compiled pass over the runs, and the decimal fields (``pident``, E-values,
 bit scores) by the same Python formatting as one record at a time, once for
 each distinct value. Names and letters come as :class:`~.rows.Texts`.
 
-Each function returns the lines as ``bytes``, or ``None`` when the batch
+Each function returns the lines as one ``uint8`` array (UTF-8 text), or ``None`` when the batch
 needs something that only the record-by-record writers do (a SAM record of
 an empty alignment, a column such as ``stitle`` or ``positive``); the caller
 then writes those records one at a time.
@@ -132,7 +132,7 @@ def _stat_texts(values: np.ndarray, fmt) -> tuple[Texts, np.ndarray]:
 
 
 def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, complement: bytes | None = None,
-              secondary: np.ndarray | None = None) -> bytes | None:
+              secondary: np.ndarray | None = None) -> np.ndarray | None:
     """SAM records (each ending in a line end) as :func:`.sam.sam_record` writes
     them: ``qletters`` the queries as read (SEQ, ends soft-clipped; ``None``:
     SEQ ``*`` and hard clips), reverse-complemented with ``complement`` (a
@@ -172,7 +172,7 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
         tags, which = _stat_texts(batch.evalue, lambda e: evalue_tag(finite_or_none(e)))
         rows.text(tags, which)
     rows.const("\n")
-    return rows.render()
+    return rows.render_array()
 
 
 def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> Texts:
@@ -193,7 +193,7 @@ def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> 
 BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp", "strand", "sstrand"}
 
 
-def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> bytes | None:
+def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> np.ndarray | None:
     """``blast6`` lines (each ending in a line end) of the non-empty alignments
     of ``batch``, as :func:`.blast6.format_blast6` writes them, with
     ``columns`` (default :data:`~.blast6.BLAST6_COLUMNS`); ``None`` when a
@@ -242,5 +242,5 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> bytes | N
                       "qstart": qstart, "qend": qend, "sstart": sstart, "send": send, "score": col("score"),
                       "qlen": qlen, "slen": col("target_length"), "nident": matches, "gaps": col("gaps")}[name])
     rows.const("\n")
-    return rows.render()
+    return rows.render_array()
 

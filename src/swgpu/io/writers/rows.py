@@ -75,8 +75,12 @@ class Rows:
 
     def render(self, threads: int | None = None) -> bytes:
         """Every line's fields, in order, as one ``bytes``."""
+        return self.render_array(threads).tobytes()
+
+    def render_array(self, threads: int | None = None) -> np.ndarray:
+        """:meth:`render` as a ``uint8`` array (no copy into ``bytes``: write it as it is)."""
         if self.n == 0:
-            return b""
+            return np.zeros(0, dtype=np.uint8)
         from .. import kernels as K
 
         kinds = np.array(self._kinds, dtype=np.int64)
@@ -106,7 +110,7 @@ class Rows:
         np.cumsum(sizes, out=at[1:])
         out = np.empty(int(at[-1]), dtype=np.uint8)
         run_ranges(lambda a, b: K.fill(*spec, pools, a, b, at, out), parts)
-        return out.tobytes()
+        return out
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
