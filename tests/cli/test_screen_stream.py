@@ -78,3 +78,23 @@ def test_small_runs_without_compiled_code_give_the_same_bytes(run_cli, tmp_path,
     mine = (tmp_path / "in.out").read_text()
     code, _, err = run_cli([*args, "-o", tmp_path / "in.out"])
     assert (tmp_path / "in.out").read_text() == mine
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("compiled_from", [0, 10**9])
+@pytest.mark.parametrize("fmt, extra", [("sam", ["--strand", "both"]), ("blast6", ["--gap-open", "7"]),
+                                        ("sam", ["--gap-open", "7"])])
+def test_gpu_batches_equal_the_cpu(run_cli, tmp_path, monkeypatch, fmt, extra, compiled_from):
+    from swgpu.io import compiled
+
+    q, t = _pairs(tmp_path, 3000, seed=5)
+    monkeypatch.setattr(Screener, "chunk", 1000)
+    monkeypatch.setattr(compiled, "COMPILED_RECORDS", compiled_from)
+    outs = []
+    for device in ("cpu", "cuda"):
+        out = tmp_path / f"o.{fmt}"
+        code, _, err = run_cli(["screen", "-q", q, "-t", t, "--device", device, "--threshold", "20", "-f", fmt,
+                                "-o", out, *extra])
+        assert code == 0, err
+        outs.append("".join(line for line in out.read_text().splitlines(True) if not line.startswith("@PG")))
+    assert outs[0] == outs[1] and outs[0].count("\n") > 2000

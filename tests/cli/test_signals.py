@@ -83,6 +83,14 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _interrupt(proc, signum) -> tuple[str, float]:
+    """Send ``signum`` and wait for the end: standard error and the seconds it took."""
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    return err, time.monotonic() - sent
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_ctrl_c_stops_a_long_search_at_once(tmp_path):
     """One 200,000-residue query: one batch of the database is many seconds of
@@ -108,10 +116,7 @@ def test_ctrl_c_stops_a_long_search_at_once(tmp_path):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-        waited = time.monotonic() - sent
+        err, waited = _interrupt(proc, signal.SIGINT)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -209,10 +214,7 @@ def test_signal_stops_a_local_cluster_at_once(tmp_path, signum, code, kill_worke
             workers[0].kill()
             started(1, first)
         assert proc.poll() is None, f"finished before the signal: {proc.communicate()}"
-        start = time.monotonic()
-        proc.send_signal(signum)
-        _, err = proc.communicate(timeout=60)
-        elapsed = time.monotonic() - start
+        err, elapsed = _interrupt(proc, signum)
     finally:
         if proc.poll() is None:
             proc.kill()

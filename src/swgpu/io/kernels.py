@@ -40,6 +40,17 @@ def digits(v):  # pragma: no cover
     return n
 
 
+@njit(cache=True, nogil=True, inline="always")
+def put_digits(out, end, v):  # pragma: no cover
+    """The decimal digits of ``v`` (>= 0), ending just before ``out[end]``."""
+    while True:
+        end -= 1
+        out[end] = 48 + v % 10
+        v //= 10
+        if v == 0:
+            break
+
+
 @njit(cache=True, nogil=True)
 def sizes(kinds, args, ints, starts, ends, pool_of, const, coff, a, b, sizes):  # pragma: no cover
     for k in range(a, b):
@@ -69,13 +80,7 @@ def fill(kinds, args, ints, starts, ends, pool_of, const, coff, pools, a, b, at,
                 if v < 0:
                     out[p] = 45
                     v = -v
-                q = p + n
-                while True:
-                    q -= 1
-                    out[q] = 48 + v % 10
-                    v //= 10
-                    if v == 0:
-                        break
+                put_digits(out, p + n, v)
                 p += n
             elif kind == 1:
                 pool = pools[pool_of[g]]
@@ -112,14 +117,9 @@ def cigar_sizes(run_len, run_off, left, right, sizes, a, b):  # pragma: no cover
 
 @njit(cache=True, nogil=True, inline="always")
 def put(out, p, v, letter):  # pragma: no cover
+    """The digits of ``v`` (>= 0) and ``letter`` from ``out[p]`` on; where they end."""
     n = digits(v)
-    q = p + n
-    while True:
-        q -= 1
-        out[q] = 48 + v % 10
-        v //= 10
-        if v == 0:
-            break
+    put_digits(out, p + n, v)
     out[p + n] = letter
     return p + n + 1
 
@@ -163,7 +163,15 @@ def grow(a, size):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def scan(data, cls, table, letters, codes):  # pragma: no cover
+def scan(data, cls, table, letters, codes, exact):  # pragma: no cover
+    """Records of FASTA ``data``: each one's name and description (``fields``:
+    start and end of each), its letters end to end in ``letters`` (their
+    offsets ``loff``) and their codes by ``table`` in ``codes``; how many
+    letters, and the problems found. ``exact``: each letter line looked at byte
+    by byte (whitespace dropped, what is not a letter a problem); else each is
+    copied and encoded whole (a ``\\r`` before its end aside), and a code 255
+    -- what is not a letter of the alphabet, whitespace inside a line among
+    them -- is the problem ``INVALID``."""
     n = data.size
     cap = 1024
     fields = np.empty((cap, 4), dtype=np.int64)  # name start, end, description start, end
@@ -173,6 +181,9 @@ def scan(data, cls, table, letters, codes):  # pragma: no cover
     w = 0
     bad = 0
     while p < n:
+        q = p
+        while q < n and data[q] != 10:
+            q += 1
         if data[p] == 62:  # '>': a header line
             r += 1
             if r + 1 >= cap:
@@ -182,10 +193,8 @@ def scan(data, cls, table, letters, codes):  # pragma: no cover
                 fields = grown
                 loff = grow(loff, cap + 1)
             loff[r] = w
-            q = p + 1
-            while q < n and data[q] != 10:
-                bad |= cls[data[q]] & (HEAD | CONTROL)
-                q += 1
+            for c in range(p + 1, q):
+                bad |= cls[data[c]] & (HEAD | CONTROL)
             a = p + 1  # the name: up to the first whitespace
             while a < q and cls[data[a]] != WS:
                 a += 1
@@ -200,80 +209,22 @@ def scan(data, cls, table, letters, codes):  # pragma: no cover
                 b -= 1
             fields[r, 2] = a
             fields[r, 3] = b
-            p = q + 1
-        else:  # letters
-            if r < 0:
-                return fields[:0], loff[:1], 0, bad | EMPTY
-            q = p
-            while q < n:
-                x = data[q]
-                if x == 10:
-                    break
-                c = cls[x]
-                if c == 0 or c == HEAD:
+        elif r < 0:
+            return fields[:0], loff[:1], 0, bad | EMPTY
+        elif exact:
+            for c in range(p, q):
+                x = data[c]
+                k = cls[x]
+                if k == 0 or k == HEAD:
                     letters[w] = x
                     code = table[x]
                     codes[w] = code
                     if code == 255:
                         bad |= INVALID
                     w += 1
-                elif c != WS:
-                    bad |= c
-                q += 1
-            p = q + 1
-    loff[r + 1] = w
-    for k in range(r + 1):
-        if loff[k + 1] == loff[k]:
-            bad |= EMPTY
-    return fields[:r + 1], loff[:r + 2], w, bad
-
-
-@njit(cache=True, nogil=True)
-def scan_lines(data, cls, lut, letters, codes):  # pragma: no cover
-    """:func:`_scan` for files whose letter lines hold letters alone (a ``\\r``
-    before the line end aside): each such line is copied and encoded whole --
-    a code 255 (what is not a letter of the alphabet, whitespace inside a line
-    among them) gives the problem ``INVALID``."""
-    n = data.size
-    cap = 1024
-    fields = np.empty((cap, 4), dtype=np.int64)
-    loff = np.empty(cap + 1, dtype=np.int64)
-    p = 0
-    r = -1
-    w = 0
-    bad = 0
-    while p < n:
-        q = p
-        while q < n and data[q] != 10:
-            q += 1
-        if data[p] == 62:
-            r += 1
-            if r + 1 >= cap:
-                cap *= 2
-                grown = np.empty((cap, 4), dtype=np.int64)
-                grown[:r] = fields[:r]
-                fields = grown
-                loff = grow(loff, cap + 1)
-            loff[r] = w
-            for c in range(p + 1, q):
-                bad |= cls[data[c]] & (HEAD | CONTROL)
-            a = p + 1
-            while a < q and cls[data[a]] != WS:
-                a += 1
-            fields[r, 0] = p + 1
-            fields[r, 1] = a
-            if a == p + 1:
-                bad |= NAMELESS
-            while a < q and cls[data[a]] == WS:
-                a += 1
-            b = q
-            while b > a and cls[data[b - 1]] == WS:
-                b -= 1
-            fields[r, 2] = a
-            fields[r, 3] = b
+                elif k != WS:
+                    bad |= k
         else:
-            if r < 0:
-                return fields[:0], loff[:1], 0, bad | EMPTY
             b = q
             if b > p and data[b - 1] == 13:
                 b -= 1
@@ -281,7 +232,7 @@ def scan_lines(data, cls, lut, letters, codes):  # pragma: no cover
             for c in range(p, b):
                 x = data[c]
                 letters[w] = x
-                code = lut[x]
+                code = table[x]
                 codes[w] = code
                 invalid |= code == 255
                 w += 1

@@ -70,7 +70,7 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     codes = np.empty(data.size, dtype=np.uint8)
     found = _scan_parts(data, lut, letters, codes, threads) if table is not None else None
     if found is None:  # looked at byte by byte (what is not the common case gives None)
-        fields, loff, used, bad = K.scan(data, _CLASS, lut, letters, codes)
+        fields, loff, used, bad = K.scan(data, _CLASS, lut, letters, codes, True)
         if bad:
             return None
         found = fields, loff, letters[:used], codes[:used]
@@ -80,7 +80,7 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
 
 
 def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: np.ndarray, threads: int | None):
-    """:func:`_scan_lines` of parts of ``data`` that each begin with a record, on
+    """:func:`~.kernels.scan` (each line whole) of parts of ``data`` that each begin with a record, on
     threads: each part's letters and codes written where its bytes lie, then
     put end to end. ``None`` when a part has a problem."""
     from . import kernels as K
@@ -93,7 +93,7 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: n
             cuts.append(a + found + 1)
     cuts.append(data.size)
     parts = list(zip(cuts[:-1], cuts[1:]))
-    got = run_ranges(lambda a, b: K.scan_lines(data[a:b], _CLASS, lut, letters[a:b], codes[a:b]), parts)
+    got = run_ranges(lambda a, b: K.scan(data[a:b], _CLASS, lut, letters[a:b], codes[a:b], False), parts)
     if any(bad for _, _, _, bad in got):
         return None
     if len(got) == 1:
