@@ -35,12 +35,26 @@ import numpy as np
 from .alignment import Alignment
 from .cigars import MARK, cigar_texts
 
-__all__ = ["AlignmentBatch", "STRANDS"]
+__all__ = ["AlignmentBatch", "Paths", "STRANDS"]
 
 #: The strand codes of :attr:`AlignmentBatch.strand`.
 STRANDS = ("+", "-")
 _OP_OF_LETTER = np.zeros(256, dtype=np.uint8)  # CIGAR letter -> path op (0 pair, 1 I, 2 D)
 _OP_OF_LETTER[np.frombuffer(b"ID", dtype=np.uint8)] = [1, 2]
+
+
+@dataclass
+class Paths:
+    """What an engine's batched traceback gives, one entry per pair: ``best``
+    (0: no alignment), the start ``(i0, j0)``, and the path
+    ``ops[off[k]:off[k + 1]]`` (0 pair, 1 query residue vs gap, 2 target
+    residue vs gap); :meth:`AlignmentBatch.from_paths` makes the alignments."""
+
+    best: np.ndarray
+    i0: np.ndarray
+    j0: np.ndarray
+    ops: np.ndarray
+    off: np.ndarray
 
 
 @dataclass(eq=False)

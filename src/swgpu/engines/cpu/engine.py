@@ -118,7 +118,9 @@ class CpuEngine(Engine):
         pieces of up to :data:`~.tracer.BASE_CELLS` solved with a direction matrix."""
         from .tracer import BASE_CELLS, CpuTracer, SimdKernels
 
-        return CpuTracer(SimdKernels(), scoring, BASE_CELLS)
+        tracer = CpuTracer(SimdKernels(), scoring, BASE_CELLS)
+        tracer.threads = self.threads
+        return tracer
 
     def genome_scanner(self, scoring: Scoring, method: str = "auto"):
         from .scan import CpuGenomeScanner

@@ -135,3 +135,46 @@ class CpuTracer(PairTracer):
         for k, aln in zip(order, done):
             out[k] = aln
         return out
+
+    #: Threads of :meth:`trace_packed` (the engine's).
+    threads = 1
+
+    def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None):
+        """The paths of many pairs whose codes lie end to end (see
+        :meth:`swgpu.engines.cuda.traceback.CudaTracer.trace_packed`): short
+        ones traced in compiled ranges on :attr:`threads` threads
+        (:mod:`.batch_trace`), the few whose box between start and end is
+        larger than ``base_cells`` by the Myers-Miller passes of
+        :func:`~swgpu.align.traceback.global_ops`; the alignments of
+        :meth:`align`, path for path. ``expected`` is not needed."""
+        import numpy as np
+
+        from ...align.batch import Paths
+        from ...align.traceback import global_ops
+        from .batch_trace import trace_packed
+
+        sc = self.scoring
+        matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
+        best, i0, j0, ops, off, big = trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix,
+                                                    sc.gap_open, sc.gap_extend, self.base_cells, self.threads)
+        if big.size:  # their paths between the found start and end, divided first
+            pieces = {}
+            for k in big.tolist():
+                q = qcodes[qstart[k]:qstart[k] + qlen[k]]
+                t = tcodes[tstart[k]:tstart[k] + tlen[k]]
+                ie, je = self._end(q, t)
+                pieces[k] = global_ops(self.kernels, q[i0[k]:ie], t[j0[k]:je], matrix, sc.gap_open, sc.gap_extend,
+                                       self.base_cells)
+            sizes = np.diff(off)
+            parts = [ops[off[k]:off[k + 1]] if k not in pieces else pieces[k] for k in range(sizes.size)]
+            sizes = np.array([p.size for p in parts], dtype=np.int64)
+            ops = np.concatenate(parts) if parts else ops
+            off = np.zeros(sizes.size + 1, dtype=np.int64)
+            np.cumsum(sizes, out=off[1:])
+        return Paths(best, i0, j0, ops, off)
+
+    def _end(self, q, t) -> tuple[int, int]:
+        sc = self.scoring
+        _, ie, je = self.kernels.sw_end(q, t, sc.matrix.values, sc.gap_open, sc.gap_extend)
+        return int(ie), int(je)
+

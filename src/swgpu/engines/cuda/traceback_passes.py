@@ -24,10 +24,9 @@ per problem plus ``base_cells / 2`` bytes of directions per base piece.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ...align.batch import Paths
 from . import runtime
 
 __all__ = ["TracebackPasses", "Paths", "offsets"]
@@ -49,19 +48,6 @@ _MODES = {"tw_sw_end": 0, "tw_sw_start": 1, "tw_nw_last": 2}
 ROW_BUDGET = 1 << 27
 #: Direction words (uint32, 8 cells each) of one ``tw_nw_path`` launch.
 DIR_BUDGET = 1 << 27
-
-
-@dataclass
-class Paths:
-    """Results of :meth:`TracebackPasses.trace`, one entry per pair: ``best`` (0: no
-    alignment), start ``(i0, j0)``, and the path ``ops[off[k]:off[k + 1]]``
-    (0 pair, 1 query residue vs gap, 2 target residue vs gap)."""
-
-    best: np.ndarray
-    i0: np.ndarray
-    j0: np.ndarray
-    ops: np.ndarray
-    off: np.ndarray
 
 
 def _batches(sizes, budget: int):

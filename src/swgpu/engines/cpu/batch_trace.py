@@ -1,0 +1,97 @@
+"""Many short pairs traced in one compiled pass per range of pairs, on threads.
+
+:func:`trace_packed` takes pairs whose codes lie end to end (as a screen's
+two :class:`~swgpu.io.sequence_batch.SequenceBatch` hold them) and runs, for
+each pair inside one Numba function, the passes that
+:func:`~swgpu.align.traceback.local_align` runs one pair at a time: the end
+(:func:`.pairwise.sw_end`), the start (the anchored reverse pass,
+:func:`.pairwise.sw_start`, which finds the start the striped local pass
+finds from a true end cell), and the path of the box between them
+(:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
+cells is). The same kernels and tie rules: the same alignments, with no
+Python object per pair and the interpreter's lock released. A pair whose box
+is larger than ``base_cells`` (divided by Myers-Miller first) is left to the
+caller (``big``).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numba as nb
+import numpy as np
+
+from .pairwise import nw_path, sw_end, sw_start
+
+__all__ = ["trace_packed"]
+
+_PAIRS_PER_RANGE = 2048
+
+
+@nb.njit(nogil=True, cache=True)
+def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, a, b,
+           best, i0, j0, ops, room, count, big):  # pragma: no cover
+    for k in range(a, b):
+        m = qlen[k]
+        n = tlen[k]
+        if m == 0 or n == 0:
+            continue
+        q = qcodes[qstart[k]:qstart[k] + m]
+        t = tcodes[tstart[k]:tstart[k] + n]
+        score, ie, je = sw_end(q, t, matrix, go, ge)
+        if score <= 0:
+            continue
+        ri, rj = sw_start(q[:ie][::-1].copy(), t[:je][::-1].copy(), matrix, go, ge, score)
+        if ri == 0:
+            big[k] = 2  # (never: the start pass reaches the best score)
+            continue
+        s0 = ie - ri
+        u0 = je - rj
+        rows = ie - s0
+        cols = je - u0
+        best[k] = score
+        i0[k] = s0
+        j0[k] = u0
+        if rows > 1 and cols > 1 and rows * cols > base_cells:
+            big[k] = 1
+            continue
+        path, _ = nw_path(q[s0:ie], t[u0:je], matrix, go, ge, go, go)
+        at = room[k]
+        for c in range(path.shape[0]):
+            ops[at + c] = path[c]
+        count[k] = path.shape[0]
+
+
+def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
+                 base_cells: int, threads: int = 1):
+    """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
+    target likewise): ``(best, i0, j0, ops, offsets, big)``, the path of pair
+    ``k`` being ``ops[offsets[k]:offsets[k + 1]]`` (0 pair, 1 query letter
+    against a gap, 2 target letter against a gap; empty without an
+    alignment), ``big`` the pairs left to the caller (their paths empty)."""
+    qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
+    tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
+    n = qlen.size
+    best, i0, j0 = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    count, big = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    room = np.zeros(n + 1, np.int64)  # a path has at most m + n columns
+    np.cumsum(qlen + tlen, out=room[1:])
+    ops = np.empty(int(room[-1]), np.uint8)
+    m32 = np.ascontiguousarray(matrix, dtype=np.int32)
+    args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32, np.int32(gap_open), np.int32(gap_extend),
+            np.int64(base_cells))
+    outs = (best, i0, j0, ops, room, count, big)
+    cuts = list(range(0, n, _PAIRS_PER_RANGE)) + [n]
+    parts = list(zip(cuts[:-1], cuts[1:]))
+    workers = max(1, min(int(threads or os.cpu_count() or 1), len(parts)))
+    if workers == 1:
+        for a, b in parts:
+            _trace(*args, a, b, *outs)
+    else:
+        with ThreadPoolExecutor(workers, thread_name_prefix="swgpu-trace") as pool:
+            list(pool.map(lambda ab: _trace(*args, ab[0], ab[1], *outs), parts))
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(count, out=offsets[1:])
+    keep = np.repeat(room[:-1] - offsets[:-1], count) + np.arange(int(offsets[-1]))
+    return best, i0, j0, ops[keep], offsets, np.flatnonzero(big)
