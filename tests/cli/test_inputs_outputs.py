@@ -8,6 +8,7 @@ import contextlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from importlib import resources
@@ -98,6 +99,18 @@ def test_standard_output_appending_to_an_input_and_standard_input_as_output_are_
         os.close(reading)
     assert "swgpu: error: -o 'q.fa' is the input standard input: " in _error(*second)
     assert (files / "q.fa").read_bytes() == before
+
+
+def test_an_output_through_a_descriptor_onto_an_input_is_refused(files):
+    """``-o /dev/stdout >> q.fa`` and ``-o /dev/fd/3 3>> q.fa`` lead to the input too."""
+    before = (files / "q.fa").read_bytes()
+    for shell in ("{swgpu} align q.fa t.fa --device cpu -o /dev/stdout >> q.fa",
+                  "{swgpu} align q.fa t.fa --device cpu -o /dev/fd/3 3>> q.fa"):
+        proc = subprocess.run(["bash", "-c", shell.format(swgpu=f"{sys.executable} -m swgpu")], cwd=files,
+                              capture_output=True, text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert "is the input 'q.fa': an output must not replace an input" in proc.stderr
+        assert (files / "q.fa").read_bytes() == before
 
 
 def test_two_outputs_in_one_file_are_refused(run_cli, files):

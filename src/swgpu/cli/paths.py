@@ -48,6 +48,16 @@ def _stdout_identity() -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
+def _file_identity(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the regular file that ``path`` leads to (through
+    ``/dev/stdout`` or ``/dev/fd/N`` too), else None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
 def check_files(args) -> None:
     """Refuse an output that cannot be written, that is an input (standard
     output too, when it is a file), or that is another output (only files
@@ -69,6 +79,8 @@ def check_files(args) -> None:
             raise InputError(exc.message, param=dest if dest in flags else exc.param) from None
         if atomic:
             files.append((dest, path, target, _identity(target)))
+        else:  # a descriptor or device: an input only when it leads to a regular file (/dev/stdout >> q.fa)
+            files.append((dest, path, None, _file_identity(path)))
     for k, (dest, path, target, ident) in enumerate(files):
         label = "standard output" if path is None else _label(args, dest, path)
         for in_dest, in_path in inputs:
@@ -76,7 +88,7 @@ def check_files(args) -> None:
                 raise InputError(f"{label} is the input {_label(args, in_dest, in_path)}: an output must not "
                                  "replace an input; write it to another file")
         for other, other_path, other_target, other_ident in files[:k]:
-            if path is not None and other_path is not None and (
+            if target is not None and other_target is not None and (
                     target == other_target or (ident is not None and ident == other_ident)):
                 raise InputError(f"{_label(args, other, other_path)} and {label} are one file: "
                                  "give each output its own file")
