@@ -115,8 +115,54 @@ class CpuTracer(PairTracer):
     many pairs go to the executor largest first (its threads take them as
     they finish), each starting in the lanes its known score needs."""
 
+    #: Pairs of at most this many cells are traced packed (:meth:`trace_packed`): per pair
+    #: faster than one by one and on all threads; larger ones with the striped kernels, one by one.
+    PACKED_CELLS = 1 << 22
+
     def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list:
         pairs = list(pairs)
+        if not end_at_last and len(pairs) > 1:
+            return self._align_packed(pairs, executor, expected)
+        return self._align_each(pairs, executor, expected, end_at_last)
+
+    def _align_packed(self, pairs, executor, expected) -> list:
+        """The small pairs traced packed, the others one by one; in order."""
+        import numpy as np
+
+        from ...align.batch import AlignmentBatch
+
+        for q, t in pairs:
+            self.check(q, t)
+        small = [k for k, (q, t) in enumerate(pairs) if len(q.text) * len(t.text) <= self.PACKED_CELLS]
+        out: list = [None] * len(pairs)
+        if small:
+            qs, ts = [pairs[k][0] for k in small], [pairs[k][1] for k in small]
+            ql = np.array([len(q.text) for q in qs], dtype=np.int64)  # (a Sequence's length: its text's)
+            tl = np.array([len(t.text) for t in ts], dtype=np.int64)
+            qo, to = np.zeros(ql.size + 1, np.int64), np.zeros(tl.size + 1, np.int64)
+            np.cumsum(ql, out=qo[1:])
+            np.cumsum(tl, out=to[1:])
+            qc = np.concatenate([q.codes for q in qs]).astype(np.uint8, copy=False)
+            tc = np.concatenate([t.codes for t in ts]).astype(np.uint8, copy=False)
+            threads, self.threads = self.threads, getattr(executor, "threads", None) or self.threads
+            try:
+                paths = self.trace_packed(qc, qo[:-1], ql, tc, to[:-1], tl)
+            finally:
+                self.threads = threads
+            idx = np.arange(len(small))
+            batch = AlignmentBatch.from_paths(qc, qo, tc, to, idx, idx, paths.i0, paths.j0, paths.ops, paths.off,
+                                              paths.best, self.scoring.alphabet.unknown_code)
+            for k, aln in zip(small, batch.alignments(qs, ts, self.scoring)):
+                out[k] = aln
+        rest = [k for k in range(len(pairs)) if out[k] is None]
+        if rest:
+            hints = None if expected is None else [list(expected)[k] for k in rest]
+            for k, aln in zip(rest, self._align_each([pairs[k] for k in rest], executor, hints, False)):
+                out[k] = aln
+        return out
+
+    def _align_each(self, pairs, executor, expected, end_at_last: bool) -> list:
+        """One pair at a time on the executor's threads, largest first."""
         hints = list(expected) if expected is not None else [None] * len(pairs)
         plain = self.kernels
 
