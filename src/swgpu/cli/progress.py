@@ -37,8 +37,8 @@ class Report:
     >>> report.start -= 1.5
     >>> with report.progress(3_000_000_000, "searching"):
     ...     report.advance(3_000_000_000)
-    >>> report.summary("2 queries, 20 hits written")
-    'swgpu search: 2 queries, 20 hits written, 1.50 s, 2 GCUPS'
+    >>> report.summary("2 queries, 20 hits written")  # doctest: +ELLIPSIS
+    'swgpu search: 2 queries, 20 hits written, 1.5... s, ... GCUPS'
     """
 
     def __init__(self, command: str, quiet: bool = False, stream=None, timings: bool = False):
