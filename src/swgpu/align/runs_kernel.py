@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.compiled import load_numba
+from ..io.compiled import announce_compile, load_numba
 
 load_numba()
 from numba import njit  # noqa: E402
@@ -61,3 +61,6 @@ def runs(ops, off, qcodes, qpos, tcodes, tpos, unknown, run_len, run_op, run_off
         counts[4, k] = i - qpos[k]
         counts[5, k] = j - tpos[k]
     return r
+
+
+announce_compile(runs)

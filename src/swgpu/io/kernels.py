@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import load_numba
+from .compiled import announce_compile, load_numba
 
 load_numba()
 from numba import njit  # noqa: E402
@@ -255,3 +255,6 @@ def gather(data, starts, ends, out, offsets):  # pragma: no cover
             out[p] = data[c]
             p += 1
     offsets[starts.size] = p
+
+
+announce_compile(scan, gather, grow, sizes, fill, hashes, cigar_sizes, cigar_fill, reverse_fill, copy_two)

@@ -65,7 +65,8 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
 
     if data.size == 0 or data[0] != ord(">"):
         return None
-    lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
+    # (a writable copy either way: one compiled version of the scan)
+    lut = np.frombuffer(table, dtype=np.uint8).copy() if table is not None else np.arange(256, dtype=np.uint8)
     letters = np.empty(data.size, dtype=np.uint8)
     codes = np.empty(data.size, dtype=np.uint8)
     found = _scan_parts(data, lut, letters, codes, threads) if table is not None else None

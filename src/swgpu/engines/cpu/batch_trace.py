@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba as nb
 import numpy as np
 
+from .jit import announce_compile
 from .pairwise import nw_path, sw_end, sw_start
 
 __all__ = ["trace_packed"]
@@ -84,6 +85,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     outs = (best, i0, j0, ops, room, count, big)
     cuts = list(range(0, n, _PAIRS_PER_RANGE)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
+    announce_compile(_trace)
     workers = max(1, min(int(threads or os.cpu_count() or 1), len(parts)))
     if workers == 1:
         for a, b in parts:
