@@ -45,3 +45,23 @@ def test_timings_seconds_line_up(run_cli, tmp_path):
     assert code == 0 and len(lines) == 3
     assert len({line.index(" s", len("swgpu align: ")) for line in lines}) == 1, lines
     assert len({line.rindex(".") for line in lines}) == 1, lines
+
+
+def test_the_phases_of_a_whole_process_add_up_to_its_time(tmp_path):
+    """``swgpu ... --timings`` as a program: a ``start`` phase (the interpreter and
+    the imports) first, and the phases add up to the total, which is the
+    process's time since it started."""
+    import subprocess
+    import sys
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "swgpu", "search", "-q", str(EX / "queries.fasta"), "-d",
+                           str(EX / "targets.fasta"), "--device", "cpu", "--timings", "-o", str(tmp_path / "h.tsv")],
+                          capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    rows = {line.split()[2]: float(line.split()[3]) for line in proc.stderr.splitlines()
+            if line.startswith("swgpu search: ") and line.rstrip().endswith(" s") and len(line.split()) == 5}
+    assert list(rows)[0] == "start" and rows["start"] > 0
+    assert abs(sum(v for k, v in rows.items() if k != "total") - rows["total"]) < 0.01
+    assert rows["total"] <= wall

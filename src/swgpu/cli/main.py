@@ -219,6 +219,9 @@ def entry() -> None:
     CUDA context are released by the exit itself); every output file is complete
     and closed by then. So does a run stopped by a signal (its outputs removed):
     worker threads still in a kernel end with the process, at once."""
+    from . import progress
+
+    progress.PROCESS_START = progress.process_start()  # --timings counts from here (a child inherits it)
     if detach.wanted(sys.argv[1:]):
         detach.split()
     rc = main()
