@@ -155,3 +155,33 @@ def test_a_sequence_batch_screens_as_its_list(strand, device):
     assert pair_cells(qb, tb) == pair_cells(qs, ts) == sum(len(q) * len(t) for q, t in zip(qs, ts))
     with pytest.raises(InputError, match="150 queries but 149 targets"):
         pair_cells(qb, ts[1:])
+
+
+def test_traced_batches_stop_when_the_caller_stops(monkeypatch):
+    """Closing :meth:`Screener.traced` early (an error or an interrupt while writing)
+    traces no further batch and does not wait for the one being traced."""
+    import threading
+    import time
+
+    from swgpu.workloads import tracing
+
+    calls = []
+    real = tracing.Traceback.columns
+
+    def slow(self, *args, **kwargs):
+        calls.append(threading.get_ident())
+        time.sleep(0.3)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tracing.Traceback, "columns", slow)
+    qs = [Sequence.from_text(f"q{k}", "ACGTACGTAC") for k in range(6)]
+    ts = [Sequence.from_text(f"t{k}", "TTACGTACGTAA") for k in range(6)]
+    screener = Screener(Scoring.default("dna"), device="cpu")
+    screener.chunk = 1
+    batches = screener.traced(screener.scored(qs, ts, 10))
+    next(batches)
+    t0 = time.perf_counter()
+    batches.close()
+    assert time.perf_counter() - t0 < 0.2
+    time.sleep(0.5)
+    assert len(calls) == 2  # the first batch, and the next one traced meanwhile: no more

@@ -205,14 +205,9 @@ class AlignmentBatch:
         """Every alignment's path (0 a pair, 1 ``I``, 2 ``D``), end to end, and its offsets."""
         steps = _OP_OF_LETTER[self.run_op]
         path = np.repeat(steps, self.run_length)
-        lengths = np.add.reduceat(self.run_length, self.run_offset[:-1]) if self.run_length.size else None
-        per = np.zeros(len(self), dtype=np.int64)
-        if lengths is not None:
-            has = ~self.empty
-            per[has] = lengths[has]
-        offsets = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(per, out=offsets[1:])
-        return path, offsets
+        columns = np.zeros(self.run_length.size + 1, dtype=np.int64)  # columns before each run
+        np.cumsum(self.run_length, out=columns[1:])
+        return path, columns[self.run_offset]
 
     def alignments(self, queries: Seq, targets: Seq, scoring) -> list[Alignment]:
         """The :class:`Alignment` objects: alignment ``k`` of ``queries[query_index[k]]``

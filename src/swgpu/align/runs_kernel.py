@@ -27,11 +27,11 @@ def runs(ops, off, qcodes, qpos, tcodes, tpos, unknown, run_len, run_op, run_off
         for c in range(off[k], off[k + 1]):
             o = ops[c]
             if o == 0:
-                a = qcodes[i]
-                b = tcodes[j]
+                qc = qcodes[i]
+                tc = tcodes[j]
                 i += 1
                 j += 1
-                if a == b and a != unknown:
+                if qc == tc and qc != unknown:
                     letter = np.uint8(_EQ)
                     m += 1
                 else:

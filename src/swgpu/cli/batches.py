@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import closing
+
 from .options import program_line
 
 __all__ = ["write_batches"]
@@ -26,11 +28,12 @@ def write_batches(args, scoring, batches, queries, targets, target_index, target
                          targets=refs if args.format == "sam" else None, header=args.format == "pairwise",
                          columns=getattr(args, "columns", None)) as writer:
         qnames, qletters, complement = queries.name_texts(), queries.letter_texts(), _complement_table()
-        for batch in batches:
-            if not (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters, complement)):
-                texts = queries.texts
-                for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
-                    writer.write(aln, query_text=texts[i])
+        with closing(batches):  # (closed early on an error: no batch is traced for nothing)
+            for batch in batches:
+                if not (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters, complement)):
+                    texts = queries.texts
+                    for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
+                        writer.write(aln, query_text=texts[i])
     return writer.count
 
 

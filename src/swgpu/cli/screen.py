@@ -136,15 +136,14 @@ def _run(args) -> int:
         return scoring, Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
                                  strand=args.strand)
 
-    with ThreadPoolExecutor(1, thread_name_prefix="swgpu-start") as pool:
+    pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
+    try:
         starting = pool.submit(start)
-        try:
-            queries, targets = _read_pairs(args)
-        except BaseException:
-            starting.cancel()
-            raise
+        queries, targets = _read_pairs(args)
         report.phase("read")
         scoring, screener = starting.result()
+    finally:  # (an error or an interrupt while reading does not wait for the engine)
+        pool.shutdown(wait=False, cancel_futures=True)
     report.phase("upload")  # engine start, what of it the reading did not cover
     total = pair_cells(queries, targets)
     with report.progress(total, f"screening {len(queries):,} pairs", moving=False):

@@ -105,12 +105,14 @@ def read_pair_files(query_path, target_path, *,
     """
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
+    pool = ThreadPoolExecutor(2)  # both files at once (the reading and the scan release the lock)
     try:
-        with ThreadPoolExecutor(2) as pool:  # both files at once (the reading and the scan release the lock)
-            reads = [pool.submit(read_sequence_batch, path, DNA) for path in (query_path, target_path)]
-            queries, targets = (r.result() for r in reads)  # (the query file's error first)
+        reads = [pool.submit(read_sequence_batch, path, DNA) for path in (query_path, target_path)]
+        queries, targets = (r.result() for r in reads)  # (the query file's error first)
     except InputError as exc:
         raise (_dna_only(exc) if exc.param == "alphabet" else exc) from None
+    finally:  # (an interrupt does not wait for the other file)
+        pool.shutdown(wait=False, cancel_futures=True)
     if expect is not None:  # both files read first, then checked (a letter that is not DNA is found first)
         for path, batch in ((query_path, queries), (target_path, targets)):
             check_alphabet(batch.records(), expect, _WHAT, source=source_name(path), hint=None)

@@ -74,9 +74,10 @@ class ScreenResult:
     _alignments: list | None = field(default=None, repr=False)
 
     @property
-    def sources(self) -> tuple:
-        """The queries and targets (two :class:`~swgpu.io.sequence_batch.SequenceBatch`) the batch indexes."""
-        return self._sources[:2]
+    def sources(self) -> tuple | None:
+        """The queries and targets (two :class:`~swgpu.io.sequence_batch.SequenceBatch`) the
+        batch indexes (None for a result without a threshold)."""
+        return None if self._sources is None else self._sources[:2]
 
     @property
     def alignments(self) -> list[Alignment]:
@@ -200,7 +201,8 @@ class Screener:
 
         cuts = list(range(0, sel.size, self.chunk)) + [sel.size]
         spans = list(zip(cuts[:-1], cuts[1:])) or [(0, 0)]
-        with ThreadPoolExecutor(1, thread_name_prefix="swgpu-trace") as pool:
+        pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-trace")
+        try:
             ahead = [pool.submit(one, *spans[0])]
             for k in range(len(spans)):
                 if k + 1 < len(spans):
@@ -208,6 +210,8 @@ class Screener:
                 yield ahead[k].result()
                 ahead[k] = None
                 self.seconds["traceback"] = trace.seconds
+        finally:  # (stopped early -- an error, an interrupt, the caller closing it: the next batch is dropped)
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _empty_batch(scoring: Scoring) -> SequenceBatch:

@@ -59,3 +59,19 @@ def test_packed_equals_one_by_one(seed, protein, base_cells, threads):
             assert g.empty and g.score == 0
         else:
             assert g.__dict__ == w.__dict__
+
+
+def test_a_last_pair_without_alignment():
+    """A packed batch whose last pair scores 0 (its path empty, at the end of all runs)."""
+    from swgpu.workloads.align import align_all
+
+    qs = [Sequence.from_text("c", "AAAA")]
+    ts = [Sequence.from_text("b", "ACGTACGT"), Sequence.from_text("d", "CCCC")]
+    got = list(align_all(qs, ts, Scoring.default("dna"), device="cpu", strand="plus"))
+    assert [(a.target, a.score, a.cigar) for a in got] == [("b", 2, "1="), ("d", 0, "")]
+    idx = np.array([0, 1])
+    batch = AlignmentBatch.from_paths(np.zeros(4, np.uint8), np.array([0, 2, 4]), np.zeros(4, np.uint8),
+                                      np.array([0, 2, 4]), idx, idx, [0, 0], [0, 0], np.zeros(2, np.uint8),
+                                      [0, 2, 2], [4, 0], 4)
+    path, offsets = batch.ops()
+    assert offsets.tolist() == [0, 2, 2] and path.tolist() == [0, 0]

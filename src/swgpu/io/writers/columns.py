@@ -137,13 +137,16 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
     them: ``qletters`` the queries as read (SEQ, ends soft-clipped; ``None``:
     SEQ ``*`` and hard clips), reverse-complemented with ``complement`` (a
     256-byte table) on the minus strand; ``secondary``: which records get
-    FLAG 256. ``None`` when a record is empty (an unmapped record)."""
+    FLAG 256. ``None`` when a record is empty (an unmapped record) or a query
+    has no name (``*``)."""
     n = len(batch.score)
     if n and bool(np.any(batch.run_offset[1:] == batch.run_offset[:-1])):
         return None
+    qi = batch.query_index
+    if n and bool(np.any(qnames.offsets[qi + 1] == qnames.offsets[qi])):
+        return None  # a query without a name: "*" (the record writer)
     minus = batch.strand.astype(bool)
     flag = np.where(minus, 16, 0) + (0 if secondary is None else np.where(secondary, 256, 0))
-    qi = batch.query_index
     rows = Rows(n)
     rows.text(qnames, qi)
     rows.const("\t")
