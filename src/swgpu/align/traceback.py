@@ -20,7 +20,6 @@ from typing import Protocol
 
 import numpy as np
 
-from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..scoring import Scoring
 from .alignment import Alignment
@@ -96,10 +95,7 @@ def _diff(kernels, a, b, matrix, go, ge, lead, tail, base_cells, out):
 
 def check_pair(scoring: Scoring, query: Sequence, target: Sequence) -> None:
     """InputError unless both sequences are of the scoring's alphabet."""
-    for s in (query, target):
-        if s.alphabet is not scoring.alphabet:
-            raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
-                             f"{scoring.alphabet.name}", param="alphabet")
+    scoring.check_sequences((query, target))
 
 
 def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, scoring: Scoring,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..engines.kernel_names import PAIR_KERNELS
 from ..exceptions import InputError
 from .checks import gap_penalty, positive_int
 from .options import Parser, finish, gpu_ids
@@ -86,7 +87,7 @@ def run_screen(args) -> int:
     if not ns or min(ns) < 1:
         raise InputError(f"-n {args.n!r}: give lengths >= 1 such as 1024,2048")
     kernels = [k for k in args.kernels.split(",") if k]
-    bad = [k for k in kernels if k not in ("bitwise", "wordwise", "group")]
+    bad = [k for k in kernels if k not in PAIR_KERNELS]
     if bad:
         raise InputError(f"--kernels: unknown {','.join(bad)} (use bitwise, wordwise, group)")
     bench_screen(args.pairs, args.m, ns, args.scoring, args.device, kernels, args.out, transpose=args.transpose)

@@ -6,6 +6,7 @@ import gc
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
 from .batches import write_batches
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
@@ -25,7 +26,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--threshold", type=non_negative_int, default=None,
                    help="align the pairs scoring at least this (>= 0) and write them in --format "
                         "(without it: a TSV of query, target, score for every pair, and no -f or --outfmt)")
-    p.add_argument("--kernel", choices=["auto", "bitwise", "wordwise", "group"], default="auto",
+    p.add_argument("--kernel", choices=list(KERNEL_CHOICES), default="auto",
                    help="bulk kernel: bit-sliced BPBC, word-wise (a pair per thread), group (threads share a pair; "
                         "GPU only), or auto (default: the fastest measured for the batch)")
     g = p.add_argument_group("scoring (a gap of length k costs open + (k-1)*extend)")
@@ -123,7 +124,7 @@ def _run(args) -> int:
     else:
         resolve_output(args)
     check_scoring(args)
-    if args.kernel == "group":
+    if args.kernel in GPU_ONLY_KERNELS:
         from ..engines import resolve_device
 
         if resolve_device(args.device) != "cuda":

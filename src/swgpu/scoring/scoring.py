@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..exceptions import ScoringError
+from ..exceptions import InputError, ScoringError
 from ..io.alphabet import DNA, PROTEIN, Alphabet, get_alphabet
 from .checks import check_gap
 from .matrices import MATRIX_NAMES, ScoreMatrix
@@ -87,6 +87,15 @@ class Scoring:
 
     def score_pair(self, a: str, b: str) -> int:
         return self.matrix[a, b]
+
+    def check_sequences(self, sequences, hint: str = "") -> None:
+        """:class:`~swgpu.exceptions.InputError` (``param="alphabet"``) naming the
+        first of ``sequences`` that is not of this scoring's alphabet (``hint``
+        is added to the message)."""
+        for s in sequences:
+            if s.alphabet is not self.alphabet:
+                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for {self.alphabet.name}{hint}",
+                                 param="alphabet")
 
     def match_mismatch(self) -> tuple[int, int]:
         """``(match, mismatch)`` of DNA match/mismatch scoring (judged by the

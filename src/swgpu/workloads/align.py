@@ -31,7 +31,6 @@ from typing import Callable, Iterator, Sequence as Seq
 
 from ..align.alignment import Alignment
 from ..engines import get_engine
-from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
@@ -82,10 +81,7 @@ class Aligner:
             if query.alphabet.name not in self._defaults:
                 self._defaults[query.alphabet.name] = Scoring.default(query.alphabet)
             scoring = self._defaults[query.alphabet.name]
-        for s in (query, target):
-            if s.alphabet is not scoring.alphabet:
-                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for "
-                                 f"{scoring.alphabet.name}; give a matching alphabet or matrix", param="alphabet")
+        scoring.check_sequences((query, target), "; give a matching alphabet or matrix")
         check_int32(scoring, min(len(query), len(target)), len(query) + len(target))
         trace = self._tracers.get(id(scoring))
         if trace is None:

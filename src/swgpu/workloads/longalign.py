@@ -147,10 +147,7 @@ class LongAligner:
             raise InputError("must be at least 0", param="alignments")
         sc = self.scoring
         targets = list(targets)
-        for s in [query] + targets:
-            if s.alphabet is not sc.alphabet:
-                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for {sc.alphabet.name}",
-                                 param="alphabet")
+        sc.check_sequences([query] + targets)
         signs = strands_for(strand, sc.alphabet)
         if not targets or len(query) == 0:
             return LongResult(query, [])

@@ -156,10 +156,7 @@ class Scanner:
         if top < 1:
             raise InputError("must be at least 1", param="top")
         sc = self.scoring
-        for s in list(queries) + genome:
-            if s.alphabet is not sc.alphabet:
-                raise InputError(f"{s.name!r} is {s.alphabet.name} but the scoring is for {sc.alphabet.name}",
-                                 param="alphabet")
+        sc.check_sequences(list(queries) + genome)
         signs = strands_for(strand, sc.alphabet)
         if not genome or not queries:
             return [ScanResult(q, []) for q in queries]

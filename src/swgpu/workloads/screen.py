@@ -43,6 +43,7 @@ from ..align.alignment import Alignment
 from ..align.batch import AlignmentBatch
 from ..engines import get_engine
 from ..engines.bulk import PairBatch
+from ..engines.kernel_names import KERNEL_CHOICES
 from ..exceptions import InputError
 from ..io.sequence import Sequence
 from ..io.sequence_batch import SequenceBatch
@@ -54,7 +55,7 @@ from .tracing import Traceback
 
 __all__ = ["Screener", "ScreenResult", "KERNELS", "pair_cells"]
 
-KERNELS = ("auto", "bitwise", "wordwise", "group")
+KERNELS = KERNEL_CHOICES
 
 
 @dataclass(eq=False)

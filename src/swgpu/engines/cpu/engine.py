@@ -26,13 +26,14 @@ import numpy as np
 from ...exceptions import InputError
 from ...scoring import Scoring
 from ..base import Engine
+from ..kernel_names import KERNEL_CHOICES
 
 __all__ = ["CpuEngine", "CpuPairScorer", "SPARSE_FILL"]
 
 #: Pair-scoring kernels: ``auto`` (SIMD lanes), ``bitwise`` (bit-sliced),
 #: ``wordwise`` (scalar, one pair at a time) and ``group`` (the bit-sliced
 #: kernel on the CPU).
-PAIR_KERNELS = ("auto", "bitwise", "wordwise", "group")
+PAIR_KERNELS = KERNEL_CHOICES
 
 #: ``auto``: a batch whose real cells fill less than this share of its lanes
 #: (few pairs, or very uneven ones) is scored pair by pair with the striped kernel.

@@ -44,13 +44,14 @@ import numpy as np
 from ...exceptions import EngineError
 from ...scoring import Scoring, check_match_mismatch
 from ..bulk import PairBatch, concat_code_arrays, effective_scoring, score_bits, score_bound
+from ..kernel_names import PAIR_KERNELS
 from . import runtime, staging
 from .screen_launch import DevicePairs, run_batch, run_group_batch
 from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_classes, roundup
 
 __all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
 
-KERNELS = ("bitwise", "wordwise", "group")
+KERNELS = PAIR_KERNELS
 TRANSPOSES = ("ballot", "swap")
 #: Upper bound of device bytes for one launch batch (codes, planes, scratch).
 MAX_BATCH_BYTES = 2 << 30
