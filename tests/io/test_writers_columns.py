@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from swgpu import Scoring, Sequence
 from swgpu.align.batch import AlignmentBatch
 from swgpu.engines import get_engine
-from swgpu.io.alphabet import COMPLEMENT
+from swgpu.io.alphabet import COMPLEMENT_BYTES
 from swgpu.io.writers import format_blast6
 from swgpu.io.writers.blast6 import COLUMNS
 from swgpu.io.writers.columns import BATCH_COLUMNS, blast6_lines, sam_lines
@@ -18,7 +18,7 @@ from swgpu.io.writers.rows import Rows, Texts
 from swgpu.io.writers.sam import sam_record
 from swgpu.scoring import Statistics
 
-COMPLEMENT_TABLE = bytes(ord(chr(b).translate(COMPLEMENT)) if b < 128 else b for b in range(256))
+COMPLEMENT_TABLE = COMPLEMENT_BYTES
 
 
 def _random_pairs(rng, n, protein=False):

@@ -27,18 +27,12 @@ def write_batches(args, scoring, batches, queries, targets, target_index, target
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=refs if args.format == "sam" else None, header=args.format == "pairwise",
                          columns=getattr(args, "columns", None)) as writer:
-        qnames, qletters, complement = queries.name_texts(), queries.letter_texts(), _complement_table()
+        qnames = queries.name_texts()
+        qletters = queries.letter_texts() if args.format == "sam" else None  # (SEQ: SAM alone writes letters)
         with closing(batches):  # (closed early on an error: no batch is traced for nothing)
             for batch in batches:
-                if not (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters, complement)):
+                if not (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters)):
                     texts = queries.texts
                     for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
                         writer.write(aln, query_text=texts[i])
     return writer.count
-
-
-def _complement_table() -> bytes:
-    """Each byte's DNA complement (:data:`~swgpu.io.alphabet.COMPLEMENT`), as a 256-byte table."""
-    from ..io.alphabet import COMPLEMENT
-
-    return bytes(ord(chr(b).translate(COMPLEMENT)) if b < 128 else b for b in range(256))

@@ -34,8 +34,8 @@ import numpy as np
 
 from ..exceptions import InputError
 
-__all__ = ["Alphabet", "COMPLEMENT", "DNA", "PROTEIN", "SAMPLE_LETTERS", "check_alphabet", "get_alphabet",
-           "guess_alphabet", "reverse_complement"]
+__all__ = ["Alphabet", "COMPLEMENT", "COMPLEMENT_BYTES", "DNA", "PROTEIN", "SAMPLE_LETTERS", "check_alphabet",
+           "get_alphabet", "guess_alphabet", "reverse_complement"]
 
 
 #: What an invalid DNA letter's message suggests (a reader of DNA only words its own).
@@ -226,6 +226,8 @@ def check_alphabet(sequences: Iterable, expected: str | Alphabet, what: str = "t
 #: ``str.translate`` table from each DNA/RNA letter (IUPAC codes included, either
 #: case) to its complement; ``U`` complements to ``A``, other letters are kept.
 COMPLEMENT = str.maketrans("ACGTUNRYSWKMBDHVacgtunryswkmbdhv", "TGCAANYRSWMKVHDBtgcaanyrswmkvhdb")
+#: The same as a 256-byte table (other bytes unchanged), for ``bytes.translate`` and compiled code.
+COMPLEMENT_BYTES = bytes(range(256)).decode("latin-1").translate(COMPLEMENT).encode("latin-1")
 
 
 def reverse_complement(text: str) -> str:

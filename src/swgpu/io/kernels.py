@@ -103,10 +103,10 @@ def hashes(buf, starts, ends, out):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def cigar_sizes(run_len, run_off, left, right, sizes, a, b):  # pragma: no cover
+def cigar_sizes(run_len, first, last, left, right, sizes, a, b):  # pragma: no cover
     for k in range(a, b):
         s = 0
-        for r in range(run_off[k], run_off[k + 1]):
+        for r in range(first[k], last[k]):
             s += digits(run_len[r]) + 1
         if left[k] > 0:
             s += digits(left[k]) + 1
@@ -125,12 +125,12 @@ def put(out, p, v, letter):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def cigar_fill(run_len, run_op, run_off, left, right, clip, offsets, out, a, b):  # pragma: no cover
+def cigar_fill(run_len, run_op, first, last, left, right, clip, offsets, out, a, b):  # pragma: no cover
     for k in range(a, b):
         p = offsets[k]
         if left[k] > 0:
             p = put(out, p, left[k], clip)
-        for r in range(run_off[k], run_off[k + 1]):
+        for r in range(first[k], last[k]):
             p = put(out, p, run_len[r], run_op[r])
         if right[k] > 0:
             p = put(out, p, right[k], clip)

@@ -83,7 +83,8 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
 def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: np.ndarray, threads: int | None):
     """:func:`~.kernels.scan` (each line whole) of parts of ``data`` that each begin with a record, on
     threads: each part's letters and codes written where its bytes lie, then
-    put end to end. ``None`` when a part has a problem."""
+    moved down to lie end to end (in place: a part has at most as many letters
+    as bytes). ``None`` when a part has a problem."""
     from . import kernels as K
 
     raw = memoryview(data)
@@ -101,11 +102,13 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: n
         fields, loff, used, _ = got[0]
         return fields, loff, letters[:used], codes[:used]
     fields = np.concatenate([f + a for (a, _), (f, _, _, _) in zip(parts, got)])
-    shift = np.cumsum([0] + [used for _, _, used, _ in got])
-    loff = np.concatenate([lo[:-1] + sh for (_, lo, _, _), sh in zip(got, shift.tolist())] + [shift[-1:]])
-    keep = [(a, a + used) for (a, _), (_, _, used, _) in zip(parts, got)]
-    return (fields, loff, np.concatenate([letters[a:b] for a, b in keep]),
-            np.concatenate([codes[a:b] for a, b in keep]))
+    shift = np.cumsum([0] + [used for _, _, used, _ in got]).tolist()
+    loff = np.concatenate([lo[:-1] + sh for (_, lo, _, _), sh in zip(got, shift)] + [np.array(shift[-1:])])
+    for (a, _), (_, _, used, _), to in zip(parts, got, shift):
+        if to != a:
+            letters[to:to + used] = letters[a:a + used]
+            codes[to:to + used] = codes[a:a + used]
+    return fields, loff, letters[:shift[-1]], codes[:shift[-1]]
 
 
 def read_columns(path: str, alphabet: str | Alphabet | None):

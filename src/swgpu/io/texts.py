@@ -36,10 +36,6 @@ class Texts:
         offsets[2:] -= np.arange(1, len(strings))  # the separators dropped
         return cls(buf[buf != 0] if strings else buf, offsets)
 
-    @classmethod
-    def from_bytes(cls, joined: bytes, offsets: np.ndarray) -> "Texts":
-        return cls(np.frombuffer(joined, dtype=np.uint8), offsets)
-
     def strings(self, encoding: str = "utf-8") -> list[str]:
         """Every string, decoded."""
         text = self.buffer.tobytes().decode(encoding)

@@ -32,7 +32,7 @@ _PAIRS_PER_RANGE = 2048
 
 @nb.njit(nogil=True, cache=True)
 def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, a, b,
-           best, i0, j0, ops, room, count, big):  # pragma: no cover
+           best, i0, j0, i1, j1, ops, room, count, big):  # pragma: no cover
     for k in range(a, b):
         m = qlen[k]
         n = tlen[k]
@@ -54,6 +54,8 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         best[k] = score
         i0[k] = s0
         j0[k] = u0
+        i1[k] = ie
+        j1[k] = je
         if rows > 1 and cols > 1 and rows * cols > base_cells:
             big[k] = 1
             continue
@@ -67,14 +69,15 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
 def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
                  base_cells: int, threads: int = 1):
     """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
-    target likewise): ``(best, i0, j0, ops, offsets, big)``, the path of pair
-    ``k`` being ``ops[offsets[k]:offsets[k + 1]]`` (0 pair, 1 query letter
-    against a gap, 2 target letter against a gap; empty without an
-    alignment), ``big`` the pairs left to the caller (their paths empty)."""
+    target likewise): ``(best, i0, j0, i1, j1, ops, offsets, big)``, the
+    alignment of pair ``k`` from ``(i0[k], j0[k])`` to ``(i1[k], j1[k])`` along
+    ``ops[offsets[k]:offsets[k + 1]]`` (0 pair, 1 query letter against a gap, 2
+    target letter against a gap; empty without an alignment), ``big`` the pairs
+    whose path is left to the caller (empty here; their start and end found)."""
     qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
     tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
     n = qlen.size
-    best, i0, j0 = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    best, i0, j0, i1, j1 = (np.zeros(n, np.int64) for _ in range(5))
     count, big = np.zeros(n, np.int64), np.zeros(n, np.int8)
     room = np.zeros(n + 1, np.int64)  # a path has at most m + n columns
     np.cumsum(qlen + tlen, out=room[1:])
@@ -82,7 +85,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     m32 = np.ascontiguousarray(matrix, dtype=np.int32)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32, np.int32(gap_open), np.int32(gap_extend),
             np.int64(base_cells))
-    outs = (best, i0, j0, ops, room, count, big)
+    outs = (best, i0, j0, i1, j1, ops, room, count, big)
     cuts = list(range(0, n, _PAIRS_PER_RANGE)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
     announce_compile(_trace)
@@ -96,4 +99,4 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(count, out=offsets[1:])
     keep = np.repeat(room[:-1] - offsets[:-1], count) + np.arange(int(offsets[-1]))
-    return best, i0, j0, ops[keep], offsets, np.flatnonzero(big)
+    return best, i0, j0, i1, j1, ops[keep], offsets, np.flatnonzero(big)

@@ -144,11 +144,7 @@ class CpuTracer(PairTracer):
             np.cumsum(tl, out=to[1:])
             qc = np.concatenate([q.codes for q in qs]).astype(np.uint8, copy=False)
             tc = np.concatenate([t.codes for t in ts]).astype(np.uint8, copy=False)
-            threads, self.threads = self.threads, getattr(executor, "threads", None) or self.threads
-            try:
-                paths = self.trace_packed(qc, qo[:-1], ql, tc, to[:-1], tl)
-            finally:
-                self.threads = threads
+            paths = self.trace_packed(qc, qo[:-1], ql, tc, to[:-1], tl, threads=getattr(executor, "threads", None))
             idx = np.arange(len(small))
             batch = AlignmentBatch.from_paths(qc, qo, tc, to, idx, idx, paths.i0, paths.j0, paths.ops, paths.off,
                                               paths.best, self.scoring.alphabet.unknown_code)
@@ -185,14 +181,15 @@ class CpuTracer(PairTracer):
     #: Threads of :meth:`trace_packed` (the engine's).
     threads = 1
 
-    def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None):
+    def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None, threads: int | None = None):
         """The paths of many pairs whose codes lie end to end (see
         :meth:`swgpu.engines.cuda.traceback.CudaTracer.trace_packed`): short
         ones traced in compiled ranges on :attr:`threads` threads
         (:mod:`.batch_trace`), the few whose box between start and end is
         larger than ``base_cells`` by the Myers-Miller passes of
         :func:`~swgpu.align.traceback.global_ops`; the alignments of
-        :meth:`align`, path for path. ``expected`` is not needed."""
+        :meth:`align`, path for path. ``expected`` is not needed; ``threads``:
+        default :attr:`threads`."""
         import numpy as np
 
         from ...align.batch import Paths
@@ -201,26 +198,23 @@ class CpuTracer(PairTracer):
 
         sc = self.scoring
         matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
-        best, i0, j0, ops, off, big = trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix,
-                                                    sc.gap_open, sc.gap_extend, self.base_cells, self.threads)
+        best, i0, j0, i1, j1, ops, off, big = trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix,
+                                                            sc.gap_open, sc.gap_extend, self.base_cells,
+                                                            threads or self.threads)
         if big.size:  # their paths between the found start and end, divided first
             pieces = {}
             for k in big.tolist():
-                q = qcodes[qstart[k]:qstart[k] + qlen[k]]
-                t = tcodes[tstart[k]:tstart[k] + tlen[k]]
-                ie, je = self._end(q, t)
-                pieces[k] = global_ops(self.kernels, q[i0[k]:ie], t[j0[k]:je], matrix, sc.gap_open, sc.gap_extend,
-                                       self.base_cells)
+                q = qcodes[qstart[k] + i0[k]:qstart[k] + i1[k]]
+                t = tcodes[tstart[k] + j0[k]:tstart[k] + j1[k]]
+                pieces[k] = global_ops(self.kernels, q, t, matrix, sc.gap_open, sc.gap_extend, self.base_cells)
             sizes = np.diff(off)
-            parts = [ops[off[k]:off[k + 1]] if k not in pieces else pieces[k] for k in range(sizes.size)]
-            sizes = np.array([p.size for p in parts], dtype=np.int64)
-            ops = np.concatenate(parts) if parts else ops
+            parts, at = [], 0
+            for k in sorted(pieces):  # each one's path where its (empty) path lies
+                parts += [ops[at:off[k]], pieces[k]]
+                at = off[k]
+                sizes[k] = pieces[k].size
+            ops = np.concatenate(parts + [ops[at:]])
             off = np.zeros(sizes.size + 1, dtype=np.int64)
             np.cumsum(sizes, out=off[1:])
         return Paths(best, i0, j0, ops, off)
-
-    def _end(self, q, t) -> tuple[int, int]:
-        sc = self.scoring
-        _, ie, je = self.kernels.sw_end(q, t, sc.matrix.values, sc.gap_open, sc.gap_extend)
-        return int(ie), int(je)
 

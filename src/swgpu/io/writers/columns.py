@@ -20,6 +20,7 @@ from typing import Callable
 
 import numpy as np
 from ..ranges import ranges, run_ranges
+from ..alphabet import COMPLEMENT_BYTES
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import finite_or_none, format_bitscore, format_evalue
 from .rows import Rows, Texts
@@ -43,14 +44,11 @@ class References:
 
         if not worth(self.index.size):
             return None
-        first = np.unique(self.index, return_index=True)[1]
-        index, lengths = self.index[np.sort(first)], self.lengths[np.sort(first)]
-        starts, ends = self.names.offsets[index], self.names.offsets[index + 1]
-        names = self.names.buffer
-        keys = [names[a:b].tobytes() for a, b in zip(starts.tolist(), ends.tolist())] if index.size < 64 else None
-        if keys is not None and len(set(keys)) != len(keys):
-            return None
-        if keys is None and not _distinct(names, starts, ends):
+        index, lengths = self.index, self.lengths
+        if index.size > 1 and not bool(np.all(index[1:] > index[:-1])):  # (a screen's are rising already)
+            first = np.sort(np.unique(index, return_index=True)[1])
+            index, lengths = index[first], lengths[first]
+        if not _distinct(self.names.buffer, self.names.offsets[index], self.names.offsets[index + 1]):
             return None
         rows = Rows(index.size)
         rows.const("@SQ\tSN:")
@@ -81,24 +79,27 @@ def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     return len({data[a:b] for a, b in zip(starts.tolist(), ends.tolist())}) == starts.size
 
 
-def cigar_texts(batch, left=None, right=None, clip: str = "S") -> Texts:
-    """Each alignment's CIGAR, with ``left[k]`` and ``right[k]`` clipped letters
-    (``clip``: ``S`` or ``H``) before and after it where they are not 0."""
+def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Texts:
+    """The CIGAR of each alignment (of alignments ``index``, in that order,
+    when given), with ``left[k]`` and ``right[k]`` clipped letters (``clip``:
+    ``S`` or ``H``) before and after it where they are not 0."""
     from .. import kernels as K
 
-    n = len(batch.score)
+    index = np.arange(len(batch.score)) if index is None else np.asarray(index, dtype=np.int64)
+    first, last = batch.run_offset[index], batch.run_offset[index + 1]
+    n = index.size
     zero = np.zeros(n, dtype=np.int64)
     left = zero if left is None else np.asarray(left, dtype=np.int64)
     right = zero if right is None else np.asarray(right, dtype=np.int64)
     sizes = np.empty(n, dtype=np.int64)
     parts = ranges(n)
-    run_ranges(lambda a, b: K.cigar_sizes(batch.run_length, batch.run_offset, left, right, sizes, a, b), parts)
+    run_ranges(lambda a, b: K.cigar_sizes(batch.run_length, first, last, left, right, sizes, a, b), parts)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     letter = np.uint8(ord(clip))
-    run_ranges(lambda a, b: K.cigar_fill(batch.run_length, batch.run_op, batch.run_offset, left, right, letter,
-                                        offsets, out, a, b), parts)
+    run_ranges(lambda a, b: K.cigar_fill(batch.run_length, batch.run_op, first, last, left, right, letter, offsets,
+                                        out, a, b), parts)
     return Texts(out, offsets)
 
 
@@ -131,7 +132,7 @@ def _stat_texts(values: np.ndarray, fmt) -> tuple[Texts, np.ndarray]:
     return _by_value(np.where(nan, np.inf, values), lambda v: fmt(None if v == float("inf") else v))
 
 
-def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, complement: bytes | None = None,
+def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, complement: bytes = COMPLEMENT_BYTES,
               secondary: np.ndarray | None = None) -> np.ndarray | None:
     """SAM records (each ending in a line end) as :func:`.sam.sam_record` writes
     them: ``qletters`` the queries as read (SEQ, ends soft-clipped; ``None``:
@@ -162,8 +163,6 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
     if qletters is None:
         rows.const("*")
     elif minus.any():
-        if complement is None:
-            raise ValueError("minus-strand records need the complement table")
         rows.text(_merge(qletters, qi, reverse_complements(qletters, qi, complement), minus))
     else:
         rows.text(qletters, qi)
@@ -237,7 +236,7 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> np.ndarra
             rows.text(Texts.from_strings(["+", "-"] if name == "strand" else ["plus", "minus"]),
                       minus.astype(np.int64))
         elif name == "cigar":
-            rows.text(cigar_texts(batch.take(live) if hasattr(batch, "take") else batch))
+            rows.text(cigar_texts(batch, index=live))
         elif name in ("qcovs", "qcovhsp"):
             rows.int((100.0 * (qend - qstart + 1) / qlen + 0.5).astype(np.int64))
         else:

@@ -245,7 +245,7 @@ class AlignmentWriter(AtomicOutput):
             n += 1
         return n
 
-    def write_columns(self, batch, qnames, tnames, qletters=None, complement: bytes | None = None) -> bool:
+    def write_columns(self, batch, qnames, tnames, qletters=None) -> bool:
         """Write a whole batch of alignments given as columns (the arrays of
         :class:`~swgpu.align.batch.AlignmentBatch`; names and query letters as
         :class:`~swgpu.io.texts.Texts` indexed by its query and target indexes), as
@@ -261,7 +261,7 @@ class AlignmentWriter(AtomicOutput):
                 names = tnames.strings()
                 if any(names[i] not in self._targets for i in batch.target_index.tolist()):
                     return False
-            data = sam_lines(batch, qnames, tnames, qletters, complement)
+            data = sam_lines(batch, qnames, tnames, qletters)
         elif self.fmt == "blast6":
             data = blast6_lines(batch, qnames, tnames, self.columns)
         else:
