@@ -40,7 +40,11 @@ def genome_codes(path: str) -> np.ndarray:
     return codes[codes != 255]
 
 
-def make(genome: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+#: Pairs made at a time (each slice of its own seed: the first million are the same at any count).
+SLICE = 1_000_000
+
+
+def make(genome: np.ndarray, n: int, seed) -> tuple[np.ndarray, np.ndarray]:
     """``n`` reads (rows of READ codes) and their windows (rows of WINDOW codes)."""
     rng = np.random.default_rng(seed)
     starts = rng.integers(0, genome.size - WINDOW + 1, size=n)
@@ -54,16 +58,15 @@ def make(genome: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     return reads, windows.astype(np.uint8)
 
 
-def write_fasta(path: str, prefix: str, rows: np.ndarray, chunk: int = 1 << 16) -> None:
-    """Records ``>{prefix}{i}`` with one line of letters each."""
-    with open(path, "wb") as out:
-        for a in range(0, rows.shape[0], chunk):
-            part = _LETTERS[rows[a:a + chunk]]
-            names = [f">{prefix}{i}\n".encode() for i in range(a, a + part.shape[0])]
-            body = np.concatenate([part, np.full((part.shape[0], 1), ord("\n"), np.uint8)], axis=1)
-            lines = body.tobytes()
-            w = body.shape[1]
-            out.write(b"".join(h + lines[k * w:(k + 1) * w] for k, h in enumerate(names)))
+def write_fasta(out, prefix: str, rows: np.ndarray, first: int = 0, chunk: int = 1 << 16) -> None:
+    """Records ``>{prefix}{i}`` (from ``i = first``) with one line of letters each, to the binary file ``out``."""
+    for a in range(0, rows.shape[0], chunk):
+        part = _LETTERS[rows[a:a + chunk]]
+        names = [f">{prefix}{i}\n".encode() for i in range(first + a, first + a + part.shape[0])]
+        body = np.concatenate([part, np.full((part.shape[0], 1), ord("\n"), np.uint8)], axis=1)
+        lines = body.tobytes()
+        w = body.shape[1]
+        out.write(b"".join(h + lines[k * w:(k + 1) * w] for k, h in enumerate(names)))
 
 
 def main(argv=None) -> int:
@@ -75,10 +78,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     os.makedirs(args.outdir, exist_ok=True)
-    reads, windows = make(genome_codes(args.genome), args.pairs, args.seed)
+    genome = genome_codes(args.genome)
     q, t = os.path.join(args.outdir, "pairs_query.fa"), os.path.join(args.outdir, "pairs_target.fa")
-    write_fasta(q, "r", reads)
-    write_fasta(t, "w", windows)
+    with open(q, "wb") as qout, open(t, "wb") as tout:
+        for k, first in enumerate(range(0, args.pairs, SLICE)):
+            reads, windows = make(genome, min(SLICE, args.pairs - first), args.seed if k == 0 else [args.seed, k])
+            write_fasta(qout, "r", reads, first)
+            write_fasta(tout, "w", windows, first)
     print(f"make_pairs: {args.pairs:,} pairs, {os.path.getsize(q) / 1e6:.1f} + {os.path.getsize(t) / 1e6:.1f} MB "
           f"in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return 0

@@ -98,3 +98,69 @@ def test_gpu_batches_equal_the_cpu(run_cli, tmp_path, monkeypatch, fmt, extra, c
         assert code == 0, err
         outs.append("".join(line for line in out.read_text().splitlines(True) if not line.startswith("@PG")))
     assert outs[0] == outs[1] and outs[0].count("\n") > 2000
+
+
+@pytest.mark.parametrize("fmt, extra", [("sam", []), ("blast6", []), ("json", []), ("pairwise", []),
+                                        ("sam", ["--strand", "both"]), ("tsv", [])])
+def test_small_parts_of_the_files_give_the_output_of_one(run_cli, tmp_path, monkeypatch, fmt, extra):
+    """The pairs read, scored, traced and written in parts of a few pairs (and
+    SAM records held in a temporary file past a few bytes): the same bytes."""
+    import gzip
+
+    import swgpu.cli.screen as screen_cli
+    from swgpu.io import chunks
+    from swgpu.io.writers import spill
+
+    q, t = _pairs(tmp_path)
+    (tmp_path / "t.fa.gz").write_bytes(gzip.compress(t.read_bytes()))
+    args = ["screen", "-q", q, "-t", tmp_path / "t.fa.gz", "--device", "cpu", *extra]
+    args += [] if fmt == "tsv" else ["--threshold", "20", "-f", fmt]
+    outs = []
+    for part, block, limit in ((1 << 18, 1 << 26, 1 << 29), (7, 300, 100), (64, 2000, 1 << 29)):
+        monkeypatch.setattr(screen_cli, "PART", part)
+        monkeypatch.setattr(chunks, "BLOCK", block)
+        monkeypatch.setattr(spill, "LIMIT", limit)
+        out = tmp_path / f"o.{fmt}"
+        code, _, err = run_cli([*args, "-o", out])
+        assert code == 0, err
+        assert "300 pairs" in err
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] == outs[2]
+    assert outs[0].count("\n") > 100
+
+
+def test_unequal_files_in_parts_are_refused_with_both_counts(run_cli, tmp_path, monkeypatch):
+    import swgpu.cli.screen as screen_cli
+    from swgpu.io import chunks
+
+    q, t = _pairs(tmp_path)
+    t.write_text("".join(t.read_text().splitlines(keepends=True)[:-4]))
+    monkeypatch.setattr(screen_cli, "PART", 16)
+    monkeypatch.setattr(chunks, "BLOCK", 500)
+    out = tmp_path / "o.sam"
+    code, _, err = run_cli(["screen", "-q", q, "-t", t, "--device", "cpu", "--threshold", "20", "-o", out])
+    assert code == 2 and "has 300 records but" in err and "has 298" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("part", [1 << 18, 5])
+def test_a_target_name_twice_in_sam_is_listed_once_or_refused(run_cli, tmp_path, monkeypatch, part):
+    """Targets named alike (the same window) across parts: one @SQ line; two lengths under one name: refused."""
+    import swgpu.cli.screen as screen_cli
+
+    monkeypatch.setattr(screen_cli, "PART", part)
+    window = "ACGTTGCATTGACCGATTACAGGCATTACGATCGATCGGATCATTTACG"
+    (tmp_path / "q.fa").write_text("".join(f">r{k}\n{window[k:k + 30]}\n" for k in range(12)))
+    (tmp_path / "t.fa").write_text(f">w\n{window}\n" * 12)
+    out = tmp_path / "o.sam"
+    args = ["screen", "-q", tmp_path / "q.fa", "-t", tmp_path / "t.fa", "--device", "cpu", "--threshold", "10",
+            "-f", "sam", "-o", out]
+    code, _, err = run_cli(args)
+    assert code == 0, err
+    lines = out.read_text().splitlines()
+    assert [x for x in lines if x.startswith("@SQ")] == [f"@SQ\tSN:w\tLN:{len(window)}"]
+    assert sum(not x.startswith("@") for x in lines) == 12
+    (tmp_path / "t.fa").write_text(f">w\n{window}\n" * 11 + f">w\n{window}A\n")
+    code, _, err = run_cli(args)
+    assert code == 2 and "names two sequences" in err
+    assert out.read_text().splitlines() == lines  # (the earlier output untouched)

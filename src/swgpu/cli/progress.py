@@ -66,6 +66,8 @@ class Report:
         self.timings = timings
         #: Seconds per phase (read, upload, compile, score, traceback, write), in order.
         self.phases: dict[str, float] = {}
+        #: Seconds each stage of a streamed run was busy (:meth:`busy`).
+        self.stages: dict[str, float] = {}
         self._mark: float | None = None
         self.stream = sys.stderr if stream is None else stream
         self.start = time.perf_counter()
@@ -121,14 +123,21 @@ class Report:
         if self._bar is not None:
             self._bar.advance(self._task, cells)
 
-    def phase(self, name: str, seconds: float | None = None) -> None:
+    def phase(self, name: str, seconds: float | None = None, rest_to_next: bool = False) -> None:
         """Close phase ``name``: ``seconds`` given, or the time since the last
-        phase closed (or the start)."""
+        phase closed (or the start). ``rest_to_next``: of the time since the
+        last phase closed, what ``seconds`` leave goes to the next phase."""
         now = time.perf_counter()
+        last = self._mark if self._mark is not None else self.start
         if seconds is None:
-            seconds = now - (self._mark if self._mark is not None else self.start)
+            seconds = now - last
         self.phases[name] = self.phases.get(name, 0.0) + seconds
-        self._mark = now
+        self._mark = min(now, last + seconds) if rest_to_next else now
+
+    def busy(self, name: str, seconds: float) -> None:
+        """Seconds a stage of a streamed run was busy, overlapped with the
+        others (printed with ``timings`` after the phases, not added to them)."""
+        self.stages[name] = self.stages.get(name, 0.0) + seconds
 
     def summary(self, what: str) -> str:
         """Print (unless quiet) and return the summary line: ``what``, the wall
@@ -144,4 +153,6 @@ class Report:
             width = max(10, *(len(name) for name, _ in rows))
             for name, sec in rows:
                 print(f"{self.command}: {name:<{width}s} {sec:9.3f} s", file=self.stream, flush=name == "total")
+            for name, sec in self.stages.items():
+                print(f"{self.command}: {name:<{width}s} {sec:9.3f} s busy, overlapped", file=self.stream)
         return line

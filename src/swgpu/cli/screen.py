@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gc
+import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
-from .batches import write_batches
+from .batches import write_parts
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
                       resolve_output)
@@ -57,15 +58,20 @@ def _check_table_output(args) -> None:
                          "query, target, score: give --threshold, or a .tsv name", param="output")
 
 
-def _read_pairs(args):
-    from ..io.pairs import read_pair_files, read_pairs
+#: Pairs of a part: read, scored, traced and written together, while the next part is read, scored and traced.
+PART = 1 << 17
+
+
+def _read_parts(args):
+    """The pairs, in parts of :data:`PART` pairs (a pairs TSV: one part)."""
+    from ..io.pairs import pair_file_parts, read_pairs
 
     if args.pairs and (args.query or args.target):
         raise InputError("give either --pairs or -q/-t, not both")
     if args.pairs:
-        return read_pairs(args.pairs, expect="dna")
+        return iter([read_pairs(args.pairs, expect="dna")])
     if args.query and args.target:
-        return read_pair_files(args.query, args.target, expect="dna")
+        return pair_file_parts(args.query, args.target, PART, expect="dna")
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 
@@ -137,31 +143,76 @@ def _run(args) -> int:
         return scoring, Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
                                  strand=args.strand)
 
+    from ..io.chunks import read_ahead
+
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
+    parts = None
     try:
         starting = pool.submit(start)
-        queries, targets = _read_pairs(args)
+        parts = read_ahead(_read_parts(args))
+        first = next(parts, None)
         report.phase("read")
         scoring, screener = starting.result()
+    except BaseException:
+        if parts is not None:
+            parts.close()
+        raise
     finally:  # (an error or an interrupt while reading does not wait for the engine)
         pool.shutdown(wait=False, cancel_futures=True)
     report.phase("upload")  # engine start, what of it the reading did not cover
-    total = pair_cells(queries, targets)
-    with report.progress(total, f"screening {len(queries):,} pairs", moving=False):
-        result = screener.scored(queries, targets, args.threshold)
-        report.phase("score", screener.seconds["score"])
-        pairs = plural(len(queries), "pair")
+    stream = screener.stream(_chain(first, parts), args.threshold)
+    counts = {"pairs": 0, "selected": 0, "cells": 0}
+
+    def counted(items):
+        for k, part in enumerate(items):
+            counts["pairs"] += len(part.queries)
+            counts["cells"] += pair_cells(part.queries, part.targets)
+            counts["selected"] += 0 if part.batch is None else len(part.result.selected)
+            if k == 0:  # the first part's scoring (the later parts' overlaps the writing; its tracing is counted there)
+                report.phase("score", screener.busy["score"], rest_to_next=True)
+            t0 = time.perf_counter()
+            yield part
+            report.busy("write", time.perf_counter() - t0)
+
+    with report.progress(_expected_cells(args), "screening pairs", moving=False):
         if args.threshold is None:
             with OutputFile(args.output) as out:
                 out.write("query\ttarget\tscore\n")
-                out.write_bytes(_score_table(queries, targets, result.scores))
+                for part in counted(stream):
+                    out.write_bytes(_score_table(part.queries, part.targets, part.result.scores))
             report.phase("write")
-            report.summary(f"{pairs} scored, score table written")
-            return 0
-        queries, targets = result.sources  # (as batches)
-        written = write_batches(args, scoring, screener.traced(result), queries, targets, result.selected,
-                                targets.lengths[result.selected])
-    report.phase("traceback+write")  # streamed together: a batch traced while the one before is written
-    report.summary(f"{pairs}, {len(result.selected):,} scoring >= {args.threshold}, "
-                   f"{plural(written, 'alignment')} written")
+        else:
+            written = write_parts(args, scoring, counted(stream))
+            report.phase("traceback+write")  # streamed together: a part traced while the one before is written
+    for stage, seconds in screener.busy.items():
+        report.busy(stage if stage != "read" else "read (waited)", seconds)
+    report.cells = counts["cells"]
+    pairs = plural(counts["pairs"], "pair")
+    if args.threshold is None:
+        report.summary(f"{pairs} scored, score table written")
+    else:
+        report.summary(f"{pairs}, {counts['selected']:,} scoring >= {args.threshold}, "
+                       f"{plural(written, 'alignment')} written")
     return 0
+
+
+def _chain(first, rest):
+    """``first``, then the items of ``rest`` (closed with it)."""
+    try:
+        if first is not None:
+            yield first
+            yield from rest
+    finally:
+        rest.close()
+
+
+def _expected_cells(args) -> int:
+    """About how many DP cells the files hold (for the progress bar: about bytes squared per pair)."""
+    import os
+
+    try:
+        sizes = [os.path.getsize(p) for p in (args.query, args.target)] if not args.pairs else \
+            [os.path.getsize(args.pairs)] * 2
+    except (OSError, TypeError):
+        return 0
+    return sizes[0] * 200  # (a 150 bp read against a 250 bp window: ~ 200 cells per byte of reads)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import Iterator
 
 from ..exceptions import InputError
 from .alphabet import DNA, DNA_LETTER_HINT, Alphabet, check_alphabet
@@ -27,7 +28,7 @@ from .readers import STDIN, input_lines, read_sequence_batch, source_name
 from .sequence import Sequence, decode_header
 from .sequence_batch import SequenceBatch
 
-__all__ = ["read_pairs", "read_pair_files"]
+__all__ = ["read_pairs", "read_pair_files", "pair_file_parts"]
 
 _WHAT = "screen's alphabet"
 _DNA_ONLY = " (screen compares DNA only)"
@@ -120,3 +121,20 @@ def read_pair_files(query_path, target_path, *,
         raise InputError(f"{source_name(query_path)} has {len(queries)} records but {source_name(target_path)} "
                          f"has {len(targets)}; screen pairs record i with record i")
     return queries, targets
+
+
+def pair_file_parts(query_path, target_path, records: int, *,
+                    expect: str | Alphabet | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+    """:func:`read_pair_files` a part at a time: pairs of batches of ``records``
+    records each (the last may be shorter), read as the caller takes them, so
+    that memory holds the parts in flight and not the files
+    (:func:`~swgpu.io.chunks.paired_batches`). The same records and messages."""
+    from .chunks import paired_batches
+
+    parts = paired_batches(query_path, target_path, records, alphabet=DNA, expect=expect, what=_WHAT, hint=None)
+    try:
+        yield from parts
+    except InputError as exc:
+        raise (_dna_only(exc) if exc.param == "alphabet" else exc) from None
+    finally:
+        parts.close()

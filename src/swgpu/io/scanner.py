@@ -56,11 +56,12 @@ def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
     return Texts(out, offsets)
 
 
-def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None):
+def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST):
     """Names, descriptions and letters of the FASTA text ``data`` (``uint8``),
     and the letters' codes by ``table`` (an alphabet's 256-byte table: 255 for
     a letter not of the alphabet; without it the codes are the letters); or
-    ``None`` when it is not of the common case (see the module notes)."""
+    ``None`` when it is not of the common case (see the module notes). Parts
+    of at least ``least`` bytes are scanned on threads of their own."""
     from . import kernels as K
 
     if data.size == 0 or data[0] != ord(">"):
@@ -69,7 +70,7 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     lut = np.frombuffer(table, dtype=np.uint8).copy() if table is not None else np.arange(256, dtype=np.uint8)
     letters = np.empty(data.size, dtype=np.uint8)
     codes = np.empty(data.size, dtype=np.uint8)
-    found = _scan_parts(data, lut, letters, codes, threads) if table is not None else None
+    found = _scan_parts(data, lut, letters, codes, threads, least) if table is not None else None
     if found is None:  # looked at byte by byte (what is not the common case gives None)
         fields, loff, used, bad = K.scan(data, _CLASS, lut, letters, codes, True)
         if bad:
@@ -80,7 +81,8 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
             Texts(letters, loff), codes)
 
 
-def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: np.ndarray, threads: int | None):
+def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: np.ndarray, threads: int | None,
+                least: int = _PART_LEAST):
     """:func:`~.kernels.scan` (each line whole) of parts of ``data`` that each begin with a record, on
     threads: each part's letters and codes written where its bytes lie, then
     moved down to lie end to end (in place: a part has at most as many letters
@@ -89,7 +91,7 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, letters: np.ndarray, codes: n
 
     raw = memoryview(data)
     cuts = [0]
-    for a, _ in ranges(data.size, threads, least=_PART_LEAST)[1:]:
+    for a, _ in ranges(data.size, threads, least=least)[1:]:
         found = bytes(raw[a:a + (1 << 20)]).find(b"\n>")  # (a record longer than that: one part fewer)
         if found >= 0 and a + found + 1 > cuts[-1]:
             cuts.append(a + found + 1)

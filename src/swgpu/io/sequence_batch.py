@@ -123,6 +123,30 @@ class SequenceBatch(SequenceABC):
     def __len__(self) -> int:
         return self.offsets.size - 1
 
+    def _column(self, key: str) -> Texts:
+        if key not in self._columns:
+            self._columns[key] = Texts.from_strings(self.descriptions) if key == "descriptions" else \
+                (self.name_texts() if key == "names" else self.letter_texts())
+        return self._columns[key]
+
+    def slice(self, a: int, b: int) -> "SequenceBatch":
+        """Records ``a`` to ``b`` as a batch of columns (views where they can be)."""
+        if self._columns.keys() < {"names", "descriptions", "letters"} and self._names is not None:
+            return SequenceBatch(self._names[a:b], self._descriptions[a:b], self._texts[a:b],
+                                 self.codes[self.offsets[a]:self.offsets[b]], self.offsets[a:b + 1] - self.offsets[a],
+                                 self.alphabet)
+        lo, hi = int(self.offsets[a]), int(self.offsets[b])
+        return SequenceBatch.from_columns(*(self._column(k).slice(a, b) for k in ("names", "descriptions", "letters")),
+                                          self.codes[lo:hi], self.alphabet)
+
+    @classmethod
+    def concat(cls, parts: list["SequenceBatch"]) -> "SequenceBatch":
+        """The records of ``parts`` (one alphabet), in order, as one batch of columns."""
+        if len(parts) == 1:
+            return parts[0]
+        columns = [Texts.concat([p._column(k) for p in parts]) for k in ("names", "descriptions", "letters")]
+        return cls.from_columns(*columns, np.concatenate([p.codes for p in parts]), parts[0].alphabet)
+
     def name_texts(self) -> Texts:
         """The names as one column of UTF-8 bytes (made once)."""
         if "names" not in self._columns:

@@ -43,3 +43,30 @@ class Texts:
             return [self.buffer[a:b].tobytes().decode(encoding) for a, b in zip(self.offsets[:-1].tolist(),
                                                                                 self.offsets[1:].tolist())]
         return [text[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
+
+    def slice(self, a: int, b: int) -> "Texts":
+        """Strings ``a`` to ``b`` (a view of the buffer)."""
+        lo, hi = int(self.offsets[a]), int(self.offsets[b])
+        return Texts(self.buffer[lo:hi], self.offsets[a:b + 1] - lo)
+
+    @classmethod
+    def concat(cls, parts: list["Texts"]) -> "Texts":
+        """The strings of ``parts``, in order, as one column."""
+        if len(parts) == 1:
+            return parts[0]
+        sizes = [int(p.offsets[-1] - p.offsets[0]) for p in parts]
+        shifts = np.cumsum([0] + sizes)
+        offsets = np.concatenate([p.offsets[:-1] - p.offsets[0] + s for p, s in zip(parts, shifts)]
+                                 + [shifts[-1:]]).astype(np.int64)
+        return cls(np.concatenate([p.buffer[p.offsets[0]:p.offsets[-1]] for p in parts]), offsets)
+
+    def take(self, index: np.ndarray) -> "Texts":
+        """Strings ``index`` (in that order) as a new column."""
+        from . import kernels as K
+
+        index = np.asarray(index, dtype=np.int64)
+        starts, ends = self.offsets[index], self.offsets[index + 1]
+        out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
+        offsets = np.empty(index.size + 1, dtype=np.int64)
+        K.gather(self.buffer, starts, ends, out, offsets)
+        return Texts(out, offsets)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 from typing import Sequence as Seq
 
 import numpy as np
@@ -53,7 +53,7 @@ from .limits import check_pairs
 from .strands import strands_for
 from .tracing import Traceback
 
-__all__ = ["Screener", "ScreenResult", "KERNELS", "pair_cells"]
+__all__ = ["Screener", "ScreenResult", "ScreenPart", "KERNELS", "pair_cells"]
 
 KERNELS = KERNEL_CHOICES
 
@@ -135,6 +135,9 @@ class Screener:
         self.last_timings = None
         #: Wall seconds of the last :meth:`screen`: ``score`` and ``traceback``.
         self.seconds: dict = {}
+        #: Seconds of each stage of the last :meth:`stream`, added over its parts: ``read``
+        #: (waited for), ``score``, ``traceback``.
+        self.busy: dict = {}
 
     def scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> np.ndarray:
         """Best local score of each pair ``(queries[i], targets[i])`` (on the better strand with ``both``)."""
@@ -180,6 +183,51 @@ class Screener:
             targets = SequenceBatch.from_sequences(list(targets)) if len(targets) else _empty_batch(self.scoring)
         return ScreenResult(scores, selected, strands, None, (queries, targets, self.scoring))
 
+    def stream(self, parts: Iterable[tuple[Seq[Sequence], Seq[Sequence]]],
+               threshold: int | None = None) -> Iterator[ScreenPart]:
+        """:meth:`screen` of a stream of parts (pairs of query and target lists,
+        as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: the
+        next part is read, scored and traced on threads of their own while the
+        caller handles one. :attr:`busy` adds up the seconds of each stage."""
+        busy = self.busy = {"read": 0.0, "score": 0.0, "traceback": 0.0}
+        source = iter(parts)
+        first = 0
+
+        def next_part():
+            t0 = time.perf_counter()
+            got = next(source, None)
+            busy["read"] += time.perf_counter() - t0
+            return got
+
+        def work(pair, start: int) -> ScreenPart:
+            queries, targets = pair
+            result = self.scored(queries, targets, threshold)
+            busy["score"] += self.seconds["score"]
+            batch = None
+            if threshold is not None:
+                t0 = time.perf_counter()
+                batch = AlignmentBatch.concat(list(self.traced(result)))
+                busy["traceback"] += time.perf_counter() - t0
+                queries, targets = result.sources
+            return ScreenPart(queries, targets, start, result, batch)
+
+        def step(start: int):  # (on the pool's thread: read the part, then score and trace it)
+            pair = next_part()
+            return None if pair is None else work(pair, start)
+
+        pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-part")
+        try:
+            ahead = pool.submit(step, first)
+            while (part := ahead.result()) is not None:
+                first += len(part.queries)
+                ahead = pool.submit(step, first)
+                yield part
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+            close = getattr(source, "close", None)
+            if close is not None and ahead.done():
+                close()
+
     #: Pairs traced together by :meth:`traced` (one traceback batch; the next is traced while one is written).
     chunk = 1 << 18
 
@@ -213,6 +261,20 @@ class Screener:
                 self.seconds["traceback"] = trace.seconds
         finally:  # (stopped early -- an error, an interrupt, the caller closing it: the next batch is dropped)
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(eq=False)
+class ScreenPart:
+    """One part of a streamed screen (:meth:`Screener.stream`): its pairs
+    (``queries[k]`` with ``targets[k]``, pair ``first + k`` of the whole
+    input), their :class:`ScreenResult` and, with a threshold, the alignments
+    of the selected pairs (``batch``, indexed within the part)."""
+
+    queries: Seq[Sequence]
+    targets: Seq[Sequence]
+    first: int
+    result: ScreenResult
+    batch: AlignmentBatch | None
 
 
 def _empty_batch(scoring: Scoring) -> SequenceBatch:

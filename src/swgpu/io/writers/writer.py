@@ -71,7 +71,7 @@ from .pairwise import format_pairwise, pairwise_file_header
 from .record import AlignmentRecord, ScoringLike
 from .sam import _header, _target_lengths, sam_record
 
-__all__ = ["FORMATS", "AlignmentWriter"]
+__all__ = ["FORMATS", "AlignmentWriter", "sam_preamble"]
 
 #: Output formats understood by :class:`AlignmentWriter`.
 FORMATS = ("blast6", "sam", "json", "pairwise")
@@ -90,6 +90,21 @@ def _descriptions(given: Mapping[str, str] | None, targets: Iterable | None) -> 
     return found
 
 
+def sam_preamble(targets: Iterable, program_line: str | None = None) -> tuple[str | bytes, Collection[str] | None]:
+    """The SAM header that lists ``targets`` (``(name, length)`` pairs, sequences, or
+    a :class:`~.columns.References`), and the names it lists when the records'
+    targets must be checked against them (``None``: a header of columns, whose
+    records come from the same columns)."""
+    from .columns import References  # (NumPy: imported when SAM is written)
+
+    lines = targets.header_lines() if isinstance(targets, References) else None
+    if lines is not None:  # the @SQ lines of many targets in compiled code
+        text = _header({}, program_line)
+        return text[:text.index("\n") + 1].encode() + lines + text[text.index("\n") + 1:].encode(), None
+    lengths = _target_lengths(targets.pairs() if isinstance(targets, References) else targets)
+    return _header(lengths, program_line), lengths.keys()
+
+
 class AlignmentWriter(AtomicOutput):
     """Write alignments in one of :data:`FORMATS`, atomically when writing a file.
 
@@ -106,7 +121,9 @@ class AlignmentWriter(AtomicOutput):
     pairs or sequences) is required for ``sam``, whose header lists every
     reference. ``header=True`` writes a ``#`` comment line naming the
     ``blast6`` columns, or a program header for ``pairwise``; ``json`` ignores
-    it and ``sam`` always has its header. ``blast6`` writes no line for an
+    it and ``sam`` always has its header, unless ``body_only=True``: then
+    ``targets`` may be left out, and the caller writes the header
+    (:func:`sam_preamble`) before these records. ``blast6`` writes no line for an
     empty alignment (as BLAST writes none without a hit); the other formats do
     write one.
 
@@ -149,6 +166,7 @@ class AlignmentWriter(AtomicOutput):
         columns: str | Iterable[str] | None = None,
         descriptions: Mapping[str, str] | None = None,
         secondary: bool = False,
+        body_only: bool = False,
     ):
         fmt_norm = str(fmt).strip().lower()
         if fmt_norm not in FORMATS:
@@ -167,20 +185,11 @@ class AlignmentWriter(AtomicOutput):
         #: sam: the queries written so far, when their further records are flagged secondary
         self._seen: set[str] | None = set() if secondary else None
         preamble: str | bytes = ""
-        if fmt_norm == "sam":
+        if fmt_norm == "sam" and not body_only:
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
-            from .columns import References  # (NumPy: imported when SAM is written)
-
-            lines = targets.header_lines() if isinstance(targets, References) else None
-            if lines is not None:  # the @SQ lines of many targets in compiled code
-                text = _header({}, program_line)
-                preamble = text[:text.index("\n") + 1].encode() + lines + text[text.index("\n") + 1:].encode()
-            else:
-                lengths = _target_lengths(targets.pairs() if isinstance(targets, References) else targets)
-                self._targets = lengths.keys()
-                preamble = _header(lengths, program_line)
+            preamble, self._targets = sam_preamble(targets, program_line)
         elif header and fmt_norm == "blast6":
             preamble = blast6_header(self.columns) + "\n"
         elif header and fmt_norm == "pairwise":
