@@ -67,23 +67,54 @@ def run(args) -> int:
     for flag in ENDS_OPTIONS:
         if given(args, flag):
             raise InputError(f"{flag} applies to genome-scale alignment only: give --ends too, or leave it out")
-    from ..workloads.align import align_all
+    from ..io.sequence_batch import SequenceBatch
+    from ..workloads.align import align_batches
 
     report = Report("swgpu align", args.quiet, timings=args.timings)
     queries, targets, scoring = _read(args)
     report.phase("read")
     total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
-    results = align_all(queries, targets, scoring, device=args.device, threads=args.threads,
-                        on_done=report.advance, strand=args.strand)
-    rows = ((aln, queries[k // len(targets)].text)  # query-major order
-            for k, aln in enumerate(results) if aln.score >= args.min_score)
+    qb, tb = (SequenceBatch.from_sequences(seqs) for seqs in (queries, targets))
+    batches = align_batches(qb, tb, scoring, device=args.device, threads=args.threads, on_done=report.advance,
+                            strand=args.strand)
     with report.progress(total, "aligning"):
-        written = write_alignments(args, scoring, rows, targets=targets)
+        written = _write(args, scoring, batches, qb, tb, targets)
     report.phase("traceback+write")  # streamed together
     pairs = len(queries) * len(targets)
     report.summary(f"{plural(len(queries), 'query')} x {plural(len(targets), 'target')} = {plural(pairs, 'pair')}, "
                    f"{plural(written, 'alignment')} written")
     return 0
+
+
+def _write(args, scoring, batches, queries, targets, sequences) -> int:
+    """Write the alignments scoring at least ``--min-score`` of ``batches``
+    (:class:`~swgpu.align.batch.AlignmentBatch` es indexing ``queries`` and ``targets``,
+    two :class:`~swgpu.io.sequence_batch.SequenceBatch`): SAM and blast6 lines
+    in compiled code, the other formats one record at a time; the SAM header
+    lists every target (``sequences``, which also give ``stitle``)."""
+    from contextlib import closing
+
+    import numpy as np
+
+    from ..io.compiled import worth
+    from ..io.writers import AlignmentWriter
+    from .options import program_line
+
+    qnames, tnames = queries.name_texts(), targets.name_texts()
+    qletters = queries.letter_texts() if args.format == "sam" else None
+    with closing(batches), AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
+                                           targets=sequences, header=args.format == "pairwise",
+                                           columns=getattr(args, "columns", None)) as writer:
+        for batch in batches:
+            if args.min_score > 0:
+                keep = np.flatnonzero(batch.score >= args.min_score)
+                batch = batch.take(keep) if keep.size < len(batch) else batch
+            if not len(batch) or (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters)):
+                continue
+            texts = queries.texts
+            for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
+                writer.write(aln, query_text=texts[i])
+    return writer.count
 
 
 def _read(args):

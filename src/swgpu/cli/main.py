@@ -209,23 +209,6 @@ def _main(argv: list[str], termination: _Termination) -> int:
         return 130
 
 
-def _map_large_blocks(size: int = 4 << 20) -> None:
-    """glibc only: memory blocks of ``size`` bytes and more each mapped on its
-    own, so that freeing one gives it back to the system. By default glibc
-    raises that limit to the largest block freed so far (up to 32 MiB), and
-    the parts of a streamed run, freed one after another by several threads,
-    then stay in the heap: a run's memory would grow with its input.
-    ``MALLOC_MMAP_THRESHOLD_`` in the environment (glibc's own setting) wins."""
-    if not sys.platform.startswith("linux") or "MALLOC_MMAP_THRESHOLD_" in os.environ:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-3, size)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):  # another C library (musl)
-        pass
-
-
 def entry() -> None:
     """The ``swgpu`` program: :func:`main`, then exit.
 
@@ -239,7 +222,6 @@ def entry() -> None:
     from . import progress
 
     progress.PROCESS_START = progress.process_start()  # --timings counts from here (a child inherits it)
-    _map_large_blocks()
     if detach.wanted(sys.argv[1:]):
         detach.split()
     rc = main()

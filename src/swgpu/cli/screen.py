@@ -144,6 +144,10 @@ def _run(args) -> int:
                                  strand=args.strand)
 
     from ..io.chunks import read_ahead
+    from .heap import LARGE_INPUT, map_large_blocks
+
+    if _input_bytes(args) > LARGE_INPUT:  # memory bounded by the parts, not by the files
+        map_large_blocks()
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
     parts = None
@@ -206,13 +210,19 @@ def _chain(first, rest):
         rest.close()
 
 
-def _expected_cells(args) -> int:
-    """About how many DP cells the files hold (for the progress bar: about bytes squared per pair)."""
+def _input_bytes(args) -> int:
+    """Bytes of the input files (0 for streams and what cannot be seen)."""
     import os
 
-    try:
-        sizes = [os.path.getsize(p) for p in (args.query, args.target)] if not args.pairs else \
-            [os.path.getsize(args.pairs)] * 2
-    except (OSError, TypeError):
-        return 0
-    return sizes[0] * 200  # (a 150 bp read against a 250 bp window: ~ 200 cells per byte of reads)
+    total = 0
+    for path in (args.pairs,) if args.pairs else (args.query, args.target):
+        try:
+            total += os.path.getsize(path)
+        except (OSError, TypeError):
+            pass
+    return total
+
+
+def _expected_cells(args) -> int:
+    """About how many DP cells the files hold (for the progress bar: ~ 100 cells per byte of the pairs)."""
+    return _input_bytes(args) * 100

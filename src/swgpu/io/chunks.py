@@ -200,26 +200,28 @@ def _record_batches(path: str, alpha: Alphabet, expect, what: str, hint, block: 
 
 
 def read_ahead(items: Iterator, depth: int = 1) -> Iterator:
-    """``items``, each made on a thread of its own while the caller handles the ones
-    before (up to ``depth`` ahead). Errors come in order; closing it stops the thread."""
+    """``items``, each made on a thread of its own while the caller handles the
+    ones before: at most ``depth`` made and not yet taken (memory holds those
+    and the caller's). Errors come in order; closing it stops the thread."""
     import queue
 
-    q: queue.Queue = queue.Queue(depth)
+    q: queue.Queue = queue.Queue()
+    slots = threading.Semaphore(depth)
     stop = threading.Event()
     end = object()
 
     def fill():
         try:
-            for item in items:
-                while not stop.is_set():
-                    try:
-                        q.put((item, None), timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
+            while True:
+                while not slots.acquire(timeout=0.1):
+                    if stop.is_set():
+                        return
                 if stop.is_set():
                     return
-            q.put((end, None))
+                item = next(items, end)
+                q.put((item, None))
+                if item is end:
+                    return
         except BaseException as exc:  # handed to the caller
             q.put((end, exc))
         finally:
@@ -236,6 +238,7 @@ def read_ahead(items: Iterator, depth: int = 1) -> Iterator:
                 raise exc
             if item is end:
                 return
+            slots.release()
             yield item
     finally:
         stop.set()

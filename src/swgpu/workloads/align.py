@@ -27,18 +27,23 @@ scores); minus-strand alignments have ``strand == "-"``. ``"plus"`` or
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterator, Sequence as Seq
 
+import numpy as np
+
 from ..align.alignment import Alignment
+from ..align.batch import AlignmentBatch
 from ..engines import get_engine
 from ..io.sequence import Sequence
+from ..io.sequence_batch import SequenceBatch
 from ..parallel.executors import ThreadExecutor
 from ..scoring import Scoring, Statistics
 from .limits import check_int32, check_pairs
 from .strands import job_strand, oriented, strands_for
 from .tracing import PairJob, Traceback
 
-__all__ = ["Aligner", "align_all"]
+__all__ = ["Aligner", "align_all", "align_batches"]
 
 
 class Aligner:
@@ -131,3 +136,74 @@ def align_all(
                       scoring=scoring)
     jobs = [PairJob(q, t, None, (len(q), len(t), 1), strand=sign) for q in queries for t in targets]
     return trace.stream(jobs)
+
+
+#: DP cells of the pairs traced together by :func:`align_batches` (about).
+BATCH_CELLS = 1 << 30
+
+
+def align_batches(
+    queries: Seq[Sequence],
+    targets: Seq[Sequence],
+    scoring: Scoring,
+    device: str = "auto",
+    threads: int | None = None,
+    on_done: Callable[[int], None] | None = None,
+    strand: str = "both",
+) -> Iterator[AlignmentBatch]:
+    """:func:`align_all` as columns: the alignments of every (query, target)
+    pair, query-major, in :class:`~swgpu.align.batch.AlignmentBatch` es whose
+    ``query_index`` and ``target_index`` point into ``queries`` and
+    ``targets``; the same alignments, E-values and tie rule (on both strands
+    the better, plus on equal scores). The pairs of a batch are traced
+    together (about :data:`BATCH_CELLS` cells), the next batch on a thread of its
+    own while the caller handles one. ``on_done(cells)`` after each batch.
+    Errors of the input (lengths, alphabet, device) are raised here, before the first batch."""
+    Aligner(scoring, device=device, strand=strand)  # errors surface here, before any output
+    sign = job_strand(strand, scoring.alphabet)
+    qb = queries if isinstance(queries, SequenceBatch) else SequenceBatch.from_sequences(list(queries))
+    tb = targets if isinstance(targets, SequenceBatch) else SequenceBatch.from_sequences(list(targets))
+    if not len(qb) * len(tb):
+        return (b for b in ())
+    check_pairs(scoring, [int(qb.lengths.max())], [int(tb.lengths.max())])
+    trace = Traceback(get_engine(device, threads=threads).tracer(scoring), Statistics.for_scoring(scoring),
+                      ThreadExecutor(threads), scoring=scoring)
+    return _traced(trace, qb, tb, sign, on_done)
+
+
+def _traced(trace: Traceback, qb: SequenceBatch, tb: SequenceBatch, sign: str,
+            on_done: Callable[[int], None] | None) -> Iterator[AlignmentBatch]:
+    n, nt = len(qb) * len(tb), len(tb)
+    mean = max(1.0, float(qb.lengths.mean()) * float(tb.lengths.mean()))
+    step = int(min(max(BATCH_CELLS // mean, 256), 1 << 17))
+
+    def one(a: int, b: int) -> AlignmentBatch:
+        k = np.arange(a, b, dtype=np.int64)
+        qi, ti = k // nt, k % nt
+        m = b - a
+        spaces = (qb.lengths[qi], tb.lengths[ti], np.ones(m, np.int64))
+        if sign == "both":  # both strands traced, the better kept (plus on equal scores)
+            both = trace.columns(qb, tb, np.concatenate([qi, qi]), np.concatenate([ti, ti]), np.full(2 * m, -1),
+                                 np.repeat(np.array([0, 1], np.uint8), m), tuple(np.concatenate([x, x]) for x in spaces),
+                                 label=lambda j: f"pair {a + j % m}")
+            pick = np.arange(m) + np.where(both.score[m:] > both.score[:m], m, 0)
+            batch = both.take(pick)
+        else:
+            batch = trace.columns(qb, tb, qi, ti, np.full(m, -1), np.full(m, sign == "-", np.uint8), spaces,
+                                  label=lambda j: f"pair {a + j}")
+        if on_done is not None:
+            on_done(int(np.dot(spaces[0], spaces[1])))
+        return batch
+
+    cuts = list(range(0, n, step)) + [n]
+    spans = list(zip(cuts[:-1], cuts[1:]))
+    pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-trace")
+    try:
+        ahead = pool.submit(one, *spans[0])
+        for k in range(len(spans)):
+            batch = ahead.result()
+            if k + 1 < len(spans):
+                ahead = pool.submit(one, *spans[k + 1])
+            yield batch
+    finally:  # (stopped early: the next batch is dropped)
+        pool.shutdown(wait=False, cancel_futures=True)
