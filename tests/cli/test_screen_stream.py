@@ -164,3 +164,39 @@ def test_a_target_name_twice_in_sam_is_listed_once_or_refused(run_cli, tmp_path,
     code, _, err = run_cli(args)
     assert code == 2 and "names two sequences" in err
     assert out.read_text().splitlines() == lines  # (the earlier output untouched)
+
+
+@pytest.mark.slow
+def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp_path, monkeypatch):
+    """A million pairs, scored (and the best aligned, SAM) in parts of 4,096 pairs
+    read in 1 MiB blocks, give the bytes of one part read whole."""
+    import swgpu.cli.screen as screen_cli
+    from swgpu.io import chunks
+    from swgpu.io.writers import spill
+
+    n = 1_000_000
+    rng = np.random.default_rng(11)
+    acgt = np.frombuffer(b"ACGT", dtype=np.uint8)
+    targets = rng.integers(0, 4, size=(n, 40), dtype=np.uint8)
+    reads = targets[:, 5:35].copy()
+    hit = rng.random(reads.shape) < 0.1
+    reads[hit] = rng.integers(0, 4, size=int(hit.sum()), dtype=np.uint8)
+    for name, rows, prefix in (("q.fa", reads, "r"), ("t.fa", targets, "w")):
+        letters = np.concatenate([acgt[rows], np.full((n, 1), ord("\n"), np.uint8)], axis=1).tobytes()
+        width = rows.shape[1] + 1
+        with open(tmp_path / name, "wb") as out:
+            out.write(b"".join(b">%s%d\n" % (prefix.encode(), k) + letters[k * width:(k + 1) * width]
+                               for k in range(n)))
+    outs = {}
+    for label, part, block, limit in (("one", 1 << 21, 1 << 30, 1 << 33), ("parts", 4096, 1 << 20, 1 << 20)):
+        monkeypatch.setattr(screen_cli, "PART", part)
+        monkeypatch.setattr(chunks, "BLOCK", block)
+        monkeypatch.setattr(spill, "LIMIT", limit)
+        for kind, extra in (("tsv", []), ("sam", ["--threshold", "52", "-f", "sam"])):
+            out = tmp_path / f"o.{kind}"  # (one name: the @PG line holds it)
+            code, _, err = run_cli(["screen", "-q", tmp_path / "q.fa", "-t", tmp_path / "t.fa", "--device", "cpu",
+                                    *extra, "-o", out, "--quiet"])
+            assert code == 0, err
+            outs[label, kind] = out.read_bytes()
+    assert outs["one", "tsv"] == outs["parts", "tsv"] and outs["one", "tsv"].count(b"\n") == n + 1
+    assert outs["one", "sam"] == outs["parts", "sam"] and outs["one", "sam"].count(b"\n@SQ") > 1000

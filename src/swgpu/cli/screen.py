@@ -69,7 +69,7 @@ def _read_parts(args):
     if args.pairs and (args.query or args.target):
         raise InputError("give either --pairs or -q/-t, not both")
     if args.pairs:
-        return iter([read_pairs(args.pairs, expect="dna")])
+        return (part for part in [read_pairs(args.pairs, expect="dna")])
     if args.query and args.target:
         return pair_file_parts(args.query, args.target, PART, expect="dna")
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
@@ -153,7 +153,9 @@ def _run(args) -> int:
     parts = None
     try:
         starting = pool.submit(start)
-        parts = read_ahead(_read_parts(args))
+        parts = _read_parts(args)
+        if args.threshold is None:  # (with alignments, the parts are read on the scoring thread, one ahead)
+            parts = read_ahead(parts)
         first = next(parts, None)
         report.phase("read")
         scoring, screener = starting.result()

@@ -39,7 +39,7 @@ from .sequence_batch import SequenceBatch
 __all__ = ["BLOCK", "file_batches", "paired_batches", "read_ahead"]
 
 #: Bytes of a file read as one part.
-BLOCK = 32 << 20
+BLOCK = 16 << 20
 _SCAN_LEAST = 2 << 20  # bytes of a block scanned by a thread of its own
 
 

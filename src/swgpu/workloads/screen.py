@@ -186,12 +186,12 @@ class Screener:
     def stream(self, parts: Iterable[tuple[Seq[Sequence], Seq[Sequence]]],
                threshold: int | None = None) -> Iterator[ScreenPart]:
         """:meth:`screen` of a stream of parts (pairs of query and target lists,
-        as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: the
-        next part is read, scored and traced on threads of their own while the
-        caller handles one. :attr:`busy` adds up the seconds of each stage."""
+        as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: while
+        the caller handles a part, the next is traced and the one after it
+        read and scored, on two threads. :attr:`busy` adds up the seconds of
+        each stage."""
         busy = self.busy = {"read": 0.0, "score": 0.0, "traceback": 0.0}
         source = iter(parts)
-        first = 0
 
         def next_part():
             t0 = time.perf_counter()
@@ -199,10 +199,17 @@ class Screener:
             busy["read"] += time.perf_counter() - t0
             return got
 
-        def work(pair, start: int) -> ScreenPart:
-            queries, targets = pair
-            result = self.scored(queries, targets, threshold)
-            busy["score"] += self.seconds["score"]
+        def score_step(start: int):  # (on a thread: read the part and score it)
+            pair = next_part()
+            if pair is None:
+                return None
+            t0 = time.perf_counter()
+            result = self.scored(pair[0], pair[1], threshold)
+            busy["score"] += time.perf_counter() - t0
+            return pair, start, result
+
+        def trace_step(item) -> ScreenPart:  # (on another: trace the part scored before)
+            (queries, targets), start, result = item
             batch = None
             if threshold is not None:
                 t0 = time.perf_counter()
@@ -211,21 +218,27 @@ class Screener:
                 queries, targets = result.sources
             return ScreenPart(queries, targets, start, result, batch)
 
-        def step(start: int):  # (on the pool's thread: read the part, then score and trace it)
-            pair = next_part()
-            return None if pair is None else work(pair, start)
-
-        pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-part")
+        scorer = ThreadPoolExecutor(1, thread_name_prefix="swgpu-score")
+        tracer = ThreadPoolExecutor(1, thread_name_prefix="swgpu-part")
+        scoring = scorer.submit(score_step, 0)
         try:
-            ahead = pool.submit(step, first)
-            while (part := ahead.result()) is not None:
-                first += len(part.queries)
-                ahead = pool.submit(step, first)
-                yield part
+            tracing = None
+            while True:  # part k scored, k - 1 traced, k - 2 handled by the caller, at once
+                item = scoring.result()
+                following = None
+                if item is not None:
+                    scoring = scorer.submit(score_step, item[1] + len(item[0][0]))
+                    following = tracer.submit(trace_step, item)
+                if tracing is not None:
+                    yield tracing.result()
+                if following is None:
+                    return
+                tracing = following
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            for pool in (scorer, tracer):
+                pool.shutdown(wait=False, cancel_futures=True)
             close = getattr(source, "close", None)
-            if close is not None and ahead.done():
+            if close is not None and scoring.done():
                 close()
 
     #: Pairs traced together by :meth:`traced` (one traceback batch; the next is traced while one is written).

@@ -22,7 +22,7 @@ from typing import Callable
 __all__ = ["Spill", "LIMIT"]
 
 #: Bytes held in memory before the rest goes to a temporary file.
-LIMIT = 64 << 20
+LIMIT = 32 << 20
 
 _READ = 16 << 20  # bytes read back at a time
 
