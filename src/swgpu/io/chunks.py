@@ -3,9 +3,10 @@
 A file of millions of records is read as :class:`~swgpu.io.sequence_batch.SequenceBatch`
 es of about :data:`BLOCK` bytes each, so that the memory a command holds is
 bounded by its parts in flight, not by the file. A FASTA file of the common
-case (:mod:`~swgpu.io.scanner`) is cut at record starts and each part scanned
-in compiled code, a plain file straight from its memory map, a compressed
-one as its decompressing stream delivers it. Anything else -- standard input,
+case (:mod:`~swgpu.io.scanner`) is read a block at a time (a plain file
+read, not mapped: mapped pages would count as the process's memory; a
+compressed one as it decompresses), cut at record starts, and each block
+scanned in compiled code on threads. Anything else -- standard input,
 FASTQ, a problem the compiled scan does not take -- is read record by record
 (:mod:`~swgpu.io.readers`), in parts of the same size; a problem is reported
 with the records, words and line numbers of :func:`~swgpu.io.readers.read_sequence_batch`.
