@@ -96,12 +96,10 @@ def _write(args, scoring, batches, queries, targets, sequences) -> int:
 
     import numpy as np
 
-    from ..io.compiled import worth
     from ..io.writers import AlignmentWriter
+    from .batches import write_batch
     from .options import program_line
 
-    qnames, tnames = queries.name_texts(), targets.name_texts()
-    qletters = queries.letter_texts() if args.format == "sam" else None
     with closing(batches), AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                                            targets=sequences, header=args.format == "pairwise",
                                            columns=getattr(args, "columns", None)) as writer:
@@ -109,11 +107,8 @@ def _write(args, scoring, batches, queries, targets, sequences) -> int:
             if args.min_score > 0:
                 keep = np.flatnonzero(batch.score >= args.min_score)
                 batch = batch.take(keep) if keep.size < len(batch) else batch
-            if not len(batch) or (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters)):
-                continue
-            texts = queries.texts
-            for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
-                writer.write(aln, query_text=texts[i])
+            if len(batch):
+                write_batch(writer, batch, queries, targets, scoring)
     return writer.count
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from contextlib import closing
+from contextlib import closing, nullcontext
 
 from .options import program_line
 
-__all__ = ["write_parts"]
+__all__ = ["write_parts", "write_batch"]
 
 
 def write_parts(args, scoring, parts) -> int:
@@ -30,7 +30,7 @@ def write_parts(args, scoring, parts) -> int:
     folder = _folder(args.output)
     spill = Spill(folder) if sam else None
     listed = HeaderTargets(folder) if sam else None
-    with closing(parts), closing(spill) if sam else _nothing(), closing(listed) if sam else _nothing():
+    with closing(parts), closing(spill) if sam else nullcontext(), closing(listed) if sam else nullcontext():
         with AlignmentWriter(spill if sam else args.output, args.format, scoring=scoring,
                              program_line=program_line(args), header=args.format == "pairwise", body_only=sam,
                              columns=getattr(args, "columns", None)) as writer:
@@ -40,7 +40,7 @@ def write_parts(args, scoring, parts) -> int:
                 if sam:
                     selected = part.result.selected
                     listed.add(part.targets.name_texts(), selected, part.targets.lengths[selected])
-                _write(writer, args.format, scoring, part)
+                write_batch(writer, part.batch, part.queries, part.targets, scoring)
         if sam:
             with OutputFile(args.output) as out:
                 listed.write(out.write_bytes, program_line(args))
@@ -48,24 +48,19 @@ def write_parts(args, scoring, parts) -> int:
     return writer.count
 
 
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _write(writer, fmt: str, scoring, part) -> None:
+def write_batch(writer, batch, queries, targets, scoring) -> None:
+    """Write ``batch`` (indexing ``queries`` and ``targets``, two
+    :class:`~swgpu.io.sequence_batch.SequenceBatch`) with ``writer``: as
+    columns in compiled code where the format and batch allow, else one
+    record at a time from its :class:`~swgpu.align.alignment.Alignment` objects."""
     from ..io.compiled import worth
 
-    batch, queries, targets = part.batch, part.queries, part.targets
-    qnames, tnames = queries.name_texts(), targets.name_texts()
-    qletters = queries.letter_texts() if fmt == "sam" else None  # (SEQ: SAM alone writes letters)
-    if not (worth(len(batch)) and writer.write_columns(batch, qnames, tnames, qletters)):
-        texts = queries.texts
-        for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
-            writer.write(aln, query_text=texts[i])
+    qletters = queries.letter_texts() if writer.fmt == "sam" else None  # (SEQ: SAM alone writes letters)
+    if worth(len(batch)) and writer.write_columns(batch, queries.name_texts(), targets.name_texts(), qletters):
+        return
+    texts = queries.texts
+    for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
+        writer.write(aln, query_text=texts[i])
 
 
 def _folder(output) -> str | None:

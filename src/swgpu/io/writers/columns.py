@@ -26,57 +26,7 @@ from .common import finite_or_none, format_bitscore, format_evalue
 from .rows import Rows, Texts
 from .sam import evalue_tag
 
-__all__ = ["References", "sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "BATCH_COLUMNS"]
-
-
-class References:
-    """The targets a SAM header lists, as columns: target ``index[k]`` of
-    ``names``, of length ``lengths[k]``, in order of first appearance (an
-    index may repeat). :meth:`header_lines` writes their ``@SQ`` lines."""
-
-    def __init__(self, names: Texts, index: np.ndarray, lengths: np.ndarray):
-        self.names, self.index, self.lengths = names, np.asarray(index, np.int64), np.asarray(lengths, np.int64)
-
-    def header_lines(self) -> bytes | None:
-        """The ``@SQ`` lines; ``None`` when two different targets share a name
-        (the record-by-record header merges or refuses those)."""
-        from ..compiled import worth
-
-        if not worth(self.index.size):
-            return None
-        index, lengths = self.index, self.lengths
-        if index.size > 1 and not bool(np.all(index[1:] > index[:-1])):  # (a screen's are rising already)
-            first = np.sort(np.unique(index, return_index=True)[1])
-            index, lengths = index[first], lengths[first]
-        if not _distinct(self.names.buffer, self.names.offsets[index], self.names.offsets[index + 1]):
-            return None
-        rows = Rows(index.size)
-        rows.const("@SQ\tSN:")
-        rows.text(self.names, index)
-        rows.const("\tLN:")
-        rows.int(lengths)
-        rows.const("\n")
-        return rows.render()
-
-    def pairs(self) -> list[tuple[str, int]]:
-        """``(name, length)`` of each, in order (for the record-by-record header)."""
-        names = self.names.strings()
-        return [(names[i], n) for i, n in zip(self.index.tolist(), self.lengths.tolist())]
-
-
-def _distinct(buffer: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
-    """Whether the strings ``buffer[starts[k]:ends[k]]`` are all different: their
-    64-bit hashes are (equal strings have equal hashes), or, when two hashes
-    meet, the strings themselves are."""
-    from .. import kernels as K
-
-    hashes = np.empty(starts.size, dtype=np.uint64)
-    K.hashes(buffer, starts, ends, hashes)
-    hashes.sort()
-    if not np.any(hashes[1:] == hashes[:-1]):
-        return True
-    data = buffer.tobytes()
-    return len({data[a:b] for a, b in zip(starts.tolist(), ends.tolist())}) == starts.size
+__all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "BATCH_COLUMNS"]
 
 
 def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Texts:

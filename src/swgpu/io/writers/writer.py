@@ -71,7 +71,7 @@ from .pairwise import format_pairwise, pairwise_file_header
 from .record import AlignmentRecord, ScoringLike
 from .sam import _header, _target_lengths, sam_record
 
-__all__ = ["FORMATS", "AlignmentWriter", "sam_preamble"]
+__all__ = ["FORMATS", "AlignmentWriter"]
 
 #: Output formats understood by :class:`AlignmentWriter`.
 FORMATS = ("blast6", "sam", "json", "pairwise")
@@ -88,21 +88,6 @@ def _descriptions(given: Mapping[str, str] | None, targets: Iterable | None) -> 
         if description:
             found.setdefault(str(item.name), str(description))
     return found
-
-
-def sam_preamble(targets: Iterable, program_line: str | None = None) -> tuple[str | bytes, Collection[str] | None]:
-    """The SAM header that lists ``targets`` (``(name, length)`` pairs, sequences, or
-    a :class:`~.columns.References`), and the names it lists when the records'
-    targets must be checked against them (``None``: a header of columns, whose
-    records come from the same columns)."""
-    from .columns import References  # (NumPy: imported when SAM is written)
-
-    lines = targets.header_lines() if isinstance(targets, References) else None
-    if lines is not None:  # the @SQ lines of many targets in compiled code
-        text = _header({}, program_line)
-        return text[:text.index("\n") + 1].encode() + lines + text[text.index("\n") + 1:].encode(), None
-    lengths = _target_lengths(targets.pairs() if isinstance(targets, References) else targets)
-    return _header(lengths, program_line), lengths.keys()
 
 
 class AlignmentWriter(AtomicOutput):
@@ -123,7 +108,7 @@ class AlignmentWriter(AtomicOutput):
     ``blast6`` columns, or a program header for ``pairwise``; ``json`` ignores
     it and ``sam`` always has its header, unless ``body_only=True``: then
     ``targets`` may be left out, and the caller writes the header
-    (:func:`sam_preamble`) before these records. ``blast6`` writes no line for an
+    (:class:`~.sam_targets.HeaderTargets`) before these records. ``blast6`` writes no line for an
     empty alignment (as BLAST writes none without a hit); the other formats do
     write one.
 
@@ -184,12 +169,14 @@ class AlignmentWriter(AtomicOutput):
         self._targets: Collection[str] | None = None
         #: sam: the queries written so far, when their further records are flagged secondary
         self._seen: set[str] | None = set() if secondary else None
-        preamble: str | bytes = ""
+        preamble = ""
         if fmt_norm == "sam" and not body_only:
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
-            preamble, self._targets = sam_preamble(targets, program_line)
+            lengths = _target_lengths(targets)
+            self._targets = lengths.keys()
+            preamble = _header(lengths, program_line)
         elif header and fmt_norm == "blast6":
             preamble = blast6_header(self.columns) + "\n"
         elif header and fmt_norm == "pairwise":
@@ -200,9 +187,7 @@ class AlignmentWriter(AtomicOutput):
         self.count = 0
         #: records not yet handed to a temporary file (nothing else reads or writes it before close)
         self._pending: list[str] | None = [] if self._out.atomic else None
-        if isinstance(preamble, bytes):
-            self._out.write_bytes(preamble)
-        elif preamble:
+        if preamble:
             self._out.write(preamble)
 
     @property
