@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from swgpu.exceptions import InputError
@@ -52,6 +52,7 @@ def _records(batches) -> list | str:
 
 @settings(max_examples=120, deadline=None)
 @given(data=_fasta(), block=st.integers(1, 400), gz=st.booleans(), expect=st.sampled_from([None, "dna"]))
+@example(data=b">r0\n\nACGT\n>r1\nACGT\n\n\n>r2\n\n\nACGT\n>r3\nACGT\n\n>\n", block=1, gz=False, expect=None)
 def test_parts_hold_the_records_of_the_whole(tmp_path_factory, data, block, gz, expect):
     path = tmp_path_factory.mktemp("c") / ("r.fa.gz" if gz else "r.fa")
     path.write_bytes(gzip.compress(data) if gz else data)

@@ -179,7 +179,7 @@ def _record_batches(path: str, alpha: Alphabet, expect, what: str, hint, block: 
 
     batches, _, count = _prepared(path, alpha, expect)
     name = source_name(path)
-    group, letters, first = [], 0, True
+    group, letters, first, before = [], 0, True, 0
     for batch in chain(batches, [None]):
         if batch is not None:
             group.append(batch)
@@ -188,8 +188,9 @@ def _record_batches(path: str, alpha: Alphabet, expect, what: str, hint, block: 
                 continue
         if not group:
             break
-        out = encode_block(group, alpha, name)
+        out = encode_block(group, alpha, name, before)
         group, letters = [], 0
+        before += len(out)
         if first and count:
             check_alphabet(out.records(), expect, what, source=name, hint=hint)
         first = False

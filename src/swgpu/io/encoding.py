@@ -92,11 +92,13 @@ def _check(names: list[str], lengths: list[int], count: int, name: str) -> None:
         raise InputError(f"{name}: record {names[empty]!r} is empty (no sequence letters)")
 
 
-def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[tuple[list, dict]]:
+def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str,
+             before: int = 0) -> Iterator[tuple[list, dict]]:
     """The groups of :func:`_groups`, each with its records' fields
     (``names``, ``texts``, ``descriptions``, ``lengths``), once checked: a
-    group's names and lengths before its letters."""
-    count = 0
+    group's names and lengths before its letters (records are numbered after
+    ``before`` others of the file)."""
+    count = before
     for group in _groups(batches, alpha):
         names, texts, descriptions, lengths = [], [], [], []
         for part, lo, hi in group:
@@ -114,7 +116,7 @@ def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iter
                     raise InputError(f"{name}: {exc.message}", param=exc.param) from None
         yield group, {"names": names, "texts": texts, "descriptions": descriptions, "lengths": lengths}
         count += len(names)
-    if count == 0:
+    if count == before:
         raise InputError(f"{name}: no sequence records found")
 
 
@@ -128,10 +130,12 @@ def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -
         yield make_sequences(f["names"], f["texts"], views, alpha, f["descriptions"])
 
 
-def encode_block(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> SequenceBatch:
-    """All records as one :class:`SequenceBatch`, checked as :func:`encode_batches` checks them."""
+def encode_block(batches: Iterable[RecordBatch], alpha: Alphabet, name: str,
+                 before: int = 0) -> SequenceBatch:
+    """All records as one :class:`SequenceBatch`, checked as :func:`encode_batches`
+    checks them (after ``before`` records of the same file)."""
     names, texts, descriptions, lengths, pieces = [], [], [], [], []
-    for group, f in _checked(batches, alpha, name):
+    for group, f in _checked(batches, alpha, name, before):
         names += f["names"]
         texts += f["texts"]
         descriptions += f["descriptions"]
