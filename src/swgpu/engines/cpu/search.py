@@ -159,10 +159,11 @@ class CpuSearchEngine:
         t0 = time.perf_counter()
         announce_compile(search_batches)
         res = np.zeros(1, dtype=np.uint8)
+        query = _read_only(np.zeros(1, np.uint8))
         for dtype, tables, bias in self._passes:
             lanes = lanes_of(dtype)
             z = np.zeros((1, lanes), dtype=np.int64)
-            search_batches(np.zeros(1, np.uint8), tables, res, z, z, self._pad, np.zeros(1, np.int64),
+            search_batches(query, tables, res, z, z, self._pad, np.zeros(1, np.int64),
                            np.zeros(1, np.int64), 1, 1, bias, np.zeros((1, lanes), dtype=dtype))
         return time.perf_counter() - t0
 
@@ -210,7 +211,7 @@ class CpuSearchEngine:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Exact SW score of ``query`` against every database sequence (database order)."""
         t0 = time.perf_counter()
-        query = np.ascontiguousarray(query, dtype=np.uint8)
+        query = _read_only(np.ascontiguousarray(query, dtype=np.uint8))
         out = np.zeros(len(self._offsets) - 1, dtype=np.int32)
         pending: list[tuple] | None = None
         counts = []
@@ -240,3 +241,11 @@ class CpuSearchEngine:
     def scores_many(self, queries) -> list[np.ndarray]:
         """:meth:`scores` of each query (one after another, each on all cores)."""
         return [self.scores(q) for q in queries]
+
+
+def _read_only(query: np.ndarray) -> np.ndarray:
+    """A read-only view: the kernel is compiled for one kind of query array
+    (Numba compiles writable and read-only arrays apart)."""
+    view = query.view()
+    view.flags.writeable = False
+    return view
