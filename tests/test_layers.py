@@ -167,7 +167,7 @@ def upward_imports(imports: list[Import], package_rank: int) -> list[str]:
 
 def test_sources_found_and_parsed(all_imports):
     rels = {"/".join(_rel(p)) for p in FILES}
-    for expected in ("engines/base.py", "engines/cpu/engine.py", "align/overflow.py", "parallel/placement.py",
+    for expected in ("engines/base.py", "engines/cpu/engine.py", "align/overflow.py", "parallel/executors.py",
                      "cli/main.py", "exceptions.py"):
         assert expected in rels
     for layer in LAYERS:

@@ -6,9 +6,6 @@ the target, many tiles, stretches and row blocks, long gaps, and scores past
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +14,6 @@ from swgpu import Scoring
 from swgpu.engines.cpu.scan_kernels import column_maxima, query_profile
 from swgpu.engines.cpu.scan_striped import _transpose64, column_maxima_striped
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "workloads"))
 import scan_oracle
 
 SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck), "derandomize": True}

@@ -23,17 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...exceptions import InputError
 from ...scoring import Scoring
 from ..base import Engine
-from ..kernel_names import KERNEL_CHOICES
+from ..kernel_names import check_kernel
 
 __all__ = ["CpuEngine", "CpuPairScorer", "SPARSE_FILL"]
-
-#: Pair-scoring kernels: ``auto`` (SIMD lanes), ``bitwise`` (bit-sliced),
-#: ``wordwise`` (scalar, one pair at a time) and ``group`` (the bit-sliced
-#: kernel on the CPU).
-PAIR_KERNELS = KERNEL_CHOICES
 
 #: ``auto``: a batch whose real cells fill less than this share of its lanes
 #: (few pairs, or very uneven ones) is scored pair by pair with the striped kernel.
@@ -44,8 +38,7 @@ class CpuPairScorer:
     """Best local score of DNA pairs on the CPU (a :class:`~swgpu.engines.base.PairScorer`)."""
 
     def __init__(self, scoring: Scoring, kernel: str = "auto", threads: int = 1):
-        if kernel not in PAIR_KERNELS:
-            raise InputError(f"unknown kernel {kernel!r}: use {', '.join(PAIR_KERNELS)}", param="kernel")
+        check_kernel(kernel)  # auto (SIMD lanes), bitwise (bit-sliced), wordwise (scalar), group (bit-sliced here)
         self.match, self.mismatch = scoring.match_mismatch()
         self.gap_open, self.gap_extend = scoring.gap_open, scoring.gap_extend
         self.kernel = kernel

@@ -155,7 +155,7 @@ class CudaGenomeScanner(ScanLayout):
     def _genome(self, genome: np.ndarray, g0: int, g1: int):
         """``genome[g0:g1]`` on the device, and the genome column where that
         device array starts. A read-only genome (``genome.flags.writeable``
-        False, as :func:`~swgpu.workloads.windows.genome_codes` makes it)
+        False, as :func:`~swgpu.workloads.genome.windows.genome_codes` makes it)
         goes up whole and stays there: later calls with the same array read
         it on the device, as a search reads its database (a genome changed
         in place through another, writable view would not be seen)."""

@@ -44,14 +44,13 @@ import numpy as np
 from ...exceptions import EngineError
 from ...scoring import Scoring, check_match_mismatch
 from ..bulk import PairBatch, concat_code_arrays, effective_scoring, score_bits, score_bound
-from ..kernel_names import PAIR_KERNELS
+from ..kernel_names import PAIR_KERNELS, check_kernel
 from . import runtime, staging
 from .screen_launch import DevicePairs, run_batch, run_group_batch
 from .screen_shapes import GROUP_SIZES, ScreenTimings, batch_bytes, group_batches, length_classes, roundup
 
-__all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "KERNELS", "TRANSPOSES"]
+__all__ = ["CudaPairScorer", "screen_scores_cuda", "screen_scores_cuda_timed", "ScreenTimings", "TRANSPOSES"]
 
-KERNELS = PAIR_KERNELS
 TRANSPOSES = ("ballot", "swap")
 #: Upper bound of device bytes for one launch batch (codes, planes, scratch).
 MAX_BATCH_BYTES = 2 << 30
@@ -87,8 +86,8 @@ def screen_scores_cuda_timed(queries, targets, match: int, mismatch: int, gap_op
     ``group_size`` (4, 8, 16 or 32) overrides the threads per pair group of the
     ``group`` kernel (default: from the query length, see ``group_shape``).
     """
-    if kernel not in KERNELS:
-        raise EngineError(f"unknown screening kernel {kernel!r}: use {' or '.join(KERNELS)}")
+    if kernel not in PAIR_KERNELS:
+        raise EngineError(f"unknown screening kernel {kernel!r}: use {' or '.join(PAIR_KERNELS)}")
     if transpose not in TRANSPOSES:
         raise EngineError(f"unknown transpose {transpose!r}: use {' or '.join(TRANSPOSES)}")
     if rows_per_lane not in (None, 1, 2, 4):
@@ -210,8 +209,7 @@ class CudaPairScorer:
     """
 
     def __init__(self, scoring: Scoring, kernel: str = "auto", device_id: int = 0, transpose: str = "ballot"):
-        if kernel not in KERNELS + ("auto",):
-            raise EngineError(f"unknown kernel {kernel!r}: use auto, {', '.join(KERNELS)}", param="kernel")
+        check_kernel(kernel, EngineError)
         self.match, self.mismatch = scoring.match_mismatch()
         self.gap_open, self.gap_extend = scoring.gap_open, scoring.gap_extend
         self.kernel = "group" if kernel == "auto" else kernel

@@ -30,17 +30,17 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence as Seq
 
-from ..align.alignment import Alignment
-from ..align.scan_rule import span_bound
-from ..engines import get_engine
-from ..exceptions import InputError
-from ..io.sequence import Sequence
-from ..parallel.executors import ThreadExecutor
-from ..scoring import Scoring, Statistics
-from .genome_tasks import distributed, find_end_points, trace_ends
-from .limits import check_int32
-from .strands import oriented, strands_for
-from .windows import genome_codes
+from ...align.alignment import Alignment
+from ...align.scan_rule import span_bound
+from ...engines import get_engine
+from ...exceptions import InputError
+from ...io.sequence import Sequence
+from ...parallel.executors import ThreadExecutor
+from ...scoring import Scoring, Statistics
+from ..genome.tasks import distributed, find_end_points, trace_ends
+from ..genome.windows import genome_codes
+from ..limits import check_int32
+from ..strands import oriented, strands_for
 
 __all__ = ["Scanner", "ScanResult", "cull", "trace_best", "CANDIDATES_PER_HIT", "METHODS"]
 

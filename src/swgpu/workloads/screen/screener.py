@@ -39,23 +39,21 @@ from typing import Sequence as Seq
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..align.batch import AlignmentBatch
-from ..engines import get_engine
-from ..engines.bulk import PairBatch
-from ..engines.kernel_names import KERNEL_CHOICES
-from ..exceptions import InputError
-from ..io.sequence import Sequence
-from ..io.sequence_batch import SequenceBatch
-from ..parallel.executors import ThreadExecutor
-from ..scoring import Scoring, Statistics
-from .limits import check_pairs
-from .strands import strands_for
-from .tracing import Traceback
+from ...align.alignment import Alignment
+from ...align.batch import AlignmentBatch
+from ...engines import get_engine
+from ...engines.bulk import PairBatch
+from ...engines.kernel_names import check_kernel
+from ...exceptions import InputError
+from ...io.sequence import Sequence
+from ...io.sequence_batch import SequenceBatch
+from ...parallel.executors import ThreadExecutor
+from ...scoring import Scoring, Statistics
+from ..limits import check_pairs
+from ..strands import strands_for
+from ..tracing import Traceback
 
-__all__ = ["Screener", "ScreenResult", "ScreenPart", "KERNELS", "pair_cells"]
-
-KERNELS = KERNEL_CHOICES
+__all__ = ["Screener", "ScreenResult", "ScreenPart", "pair_cells"]
 
 
 @dataclass(eq=False)
@@ -120,8 +118,7 @@ class Screener:
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None,
                  strand: str = "plus"):
-        if kernel not in KERNELS:
-            raise InputError(f"unknown kernel {kernel!r}: use {', '.join(KERNELS)}", param="kernel")
+        check_kernel(kernel)
         self.match, self.mismatch = scoring.match_mismatch()
         self.strand = strand
         self._signs = strands_for(strand, scoring.alphabet)

@@ -1,5 +1,6 @@
-"""Tasks that run on the workers of a :class:`~swgpu.parallel.dask_executor.DaskExecutor`:
-database parts loaded into a worker's engine and scored there.
+"""The tasks of a search on the workers of a :class:`~swgpu.parallel.dask_executor.DaskExecutor`:
+database parts loaded into a worker's engine and scored there, and the hits
+traced (:func:`trace_jobs`); :class:`~.cluster.ClusterParts` sends them.
 
 A part of a database travels as ``(residues, offsets)`` (:meth:`Database.select
 <swgpu.io.database.Database.select>` of its members); the first task of a
@@ -33,12 +34,15 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..engines.base import get_engine, resolve_device
-from ..scoring import Scoring
-from .dask_executor import worker_gpu, worker_threads
+from ...align.alignment import Alignment
+from ...engines.base import resolve_device
+from ...parallel.executors import ThreadExecutor
+from ...parallel.workers import worker_engine
+from ...scoring import Scoring, Statistics
+from ..tracing import PairJob, Traceback
 from .placement import Shard
 
-__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "scoring_key", "device_of", "worker_engine",
+__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "trace_jobs", "scoring_key",
            "CACHE_PARTS"]
 
 #: Loaded parts a worker keeps (the least recently used beyond this are dropped).
@@ -62,19 +66,6 @@ def hold(residues: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndar
     """A part's data as a task result: kept on a worker, and computed again from
     the task (which holds the data) when that worker is lost."""
     return residues, offsets
-
-
-def device_of(device: str) -> str:
-    """The engine name ``device`` (``auto``, ``cpu``, ``cuda``) means on this worker."""
-    return resolve_device(device)
-
-
-def worker_engine(device: str, threads: int | None = None):
-    """``(engine, threads)``: the engine ``device`` means in this worker (its
-    GPU, or its CPU) with ``threads`` CPU threads (default: the worker's)."""
-    name = resolve_device(device)
-    threads = threads or worker_threads()
-    return get_engine(name, worker_gpu() if name == "cuda" else 0, threads=threads), threads
 
 
 def _engine(device: str):
@@ -126,3 +117,10 @@ def drop_parts(prefix: str) -> int:
         for k in gone:
             del _LOADED[k]
     return len(gone)
+
+
+def trace_jobs(jobs: list[PairJob], scoring: Scoring, statistics: Statistics, device: str) -> list[Alignment]:
+    """The alignments of ``jobs`` on this worker's engine (checked against
+    their search scores, annotated with ``statistics``)."""
+    engine, threads = worker_engine(device)
+    return Traceback(engine.tracer(scoring), statistics, ThreadExecutor(threads), scoring=scoring).all(jobs)

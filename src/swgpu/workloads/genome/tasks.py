@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..align.scan_rule import best_end_points
-from ..parallel.executors import ThreadExecutor
-from ..parallel.parts import split_columns
-from ..parallel.tasks import worker_engine
+from ...align.alignment import Alignment
+from ...align.scan_rule import best_end_points
+from ...parallel.executors import ThreadExecutor
+from ...parallel.parts import split_columns
+from ...parallel.workers import worker_engine
 from .windows import end_windows, finish_traces
 
 __all__ = ["part_end_points", "candidates_halving", "trace_pairs", "distributed", "end_points_over_parts",

@@ -32,16 +32,16 @@ from typing import Callable, Iterator, Sequence as Seq
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..align.batch import AlignmentBatch
-from ..engines import get_engine
-from ..io.sequence import Sequence
-from ..io.sequence_batch import SequenceBatch
-from ..parallel.executors import ThreadExecutor
-from ..scoring import Scoring, Statistics
-from .limits import check_int32, check_pairs
-from .strands import job_strand, oriented, strands_for
-from .tracing import PairJob, Traceback
+from ...align.alignment import Alignment
+from ...align.batch import AlignmentBatch
+from ...engines import get_engine
+from ...io.sequence import Sequence
+from ...io.sequence_batch import SequenceBatch
+from ...parallel.executors import ThreadExecutor
+from ...scoring import Scoring, Statistics
+from ..limits import check_int32, check_pairs
+from ..strands import job_strand, oriented, strands_for
+from ..tracing import PairJob, Traceback
 
 __all__ = ["Aligner", "align_all", "align_batches"]
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engines.base import DatabaseScorer, Engine, get_engine, gpu_count, resolve_device
-from ..exceptions import EngineError
-from ..io.database import Database
+from ...engines.base import DatabaseScorer, Engine, get_engine, gpu_count, resolve_device
+from ...exceptions import EngineError
+from ...io.database import Database
 
 __all__ = ["devices", "partition_by_residues", "Shard", "gather_scores"]
 

@@ -17,11 +17,11 @@ pytest.importorskip("distributed")
 
 from swgpu import Scoring, Sequence, read_sequences  # noqa: E402
 from swgpu.io.database import Database  # noqa: E402
-from swgpu.parallel import tasks  # noqa: E402
 from swgpu.parallel.dask_executor import DaskExecutor  # noqa: E402
 from swgpu.parallel.executors import ThreadExecutor  # noqa: E402
 from swgpu.workloads.search import Searcher  # noqa: E402
-from swgpu.workloads.search_tasks import ClusterParts  # noqa: E402
+from swgpu.workloads.search import tasks  # noqa: E402
+from swgpu.workloads.search.cluster import ClusterParts  # noqa: E402
 
 EXAMPLES = resources.files("swgpu").joinpath("data/examples")
 

@@ -11,7 +11,7 @@ from swgpu.cli import main
 from swgpu.io.database import Database
 from swgpu.engines.cpu import pairwise
 from swgpu.engines.cpu.search import CpuSearchEngine
-from swgpu.parallel.placement import partition_by_residues
+from swgpu.workloads.search.placement import partition_by_residues
 from swgpu.workloads.search import Searcher, rank_hits
 
 PROTEIN = "ARNDCQEGHILKMFPSTWYV"

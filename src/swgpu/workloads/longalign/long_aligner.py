@@ -49,17 +49,17 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Sequence as Seq
 
-from ..align.alignment import Alignment
-from ..align.scan_rule import cap_span, span_bound
-from ..engines import get_engine
-from ..exceptions import InputError
-from ..io.sequence import Sequence
-from ..parallel.executors import ThreadExecutor
-from ..scoring import Scoring
-from .genome_tasks import distributed, find_end_points, trace_ends
-from .limits import check_int32
-from .strands import oriented, strands_for
-from .windows import TracedScoreMismatch, genome_codes, record_of
+from ...align.alignment import Alignment
+from ...align.scan_rule import cap_span, span_bound
+from ...engines import get_engine
+from ...exceptions import InputError
+from ...io.sequence import Sequence
+from ...parallel.executors import ThreadExecutor
+from ...scoring import Scoring
+from ..genome.tasks import distributed, find_end_points, trace_ends
+from ..genome.windows import TracedScoreMismatch, genome_codes, record_of
+from ..limits import check_int32
+from ..strands import oriented, strands_for
 
 __all__ = ["LongAligner", "LongResult", "EndPoint", "SEPARATION", "TOP"]
 

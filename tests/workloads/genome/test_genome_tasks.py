@@ -7,7 +7,7 @@ import pytest
 
 from swgpu import Scoring
 from swgpu.engines import get_engine
-from swgpu.workloads import genome_tasks
+from swgpu.workloads.genome import tasks as genome_tasks
 
 
 class _Small:

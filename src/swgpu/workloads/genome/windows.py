@@ -15,8 +15,8 @@ from typing import Sequence as Seq
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..io.sequence import Sequence
+from ...align.alignment import Alignment
+from ...io.sequence import Sequence
 
 __all__ = ["genome_codes", "record_of", "end_windows", "finish_traces", "TracedScoreMismatch"]
 

@@ -1,4 +1,4 @@
-"""``swgpu.parallel.placement``: splitting a database by residues, loading
+"""``swgpu.workloads.search.placement``: splitting a database by residues, loading
 shards (no copy for a whole database), and gathering shard scores back into
 database order."""
 
@@ -10,7 +10,7 @@ import pytest
 from swgpu import Sequence
 from swgpu.engines.base import get_engine
 from swgpu.io.database import Database
-from swgpu.parallel.placement import Shard, gather_scores, partition_by_residues
+from swgpu.workloads.search.placement import Shard, gather_scores, partition_by_residues
 
 
 class _RecordingScorer:

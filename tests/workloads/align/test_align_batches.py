@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swgpu import Scoring, Sequence
-from swgpu.workloads import align as align_mod
+from swgpu.workloads.align import aligner as align_mod
 from swgpu.workloads.align import align_all, align_batches
 from swgpu.workloads.tracing import Traceback
 

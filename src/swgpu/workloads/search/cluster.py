@@ -1,15 +1,15 @@
 """A search on a Dask cluster: the database split over the workers, scored and traced there.
 
-The database is split by residues (:func:`~swgpu.parallel.placement.partition_by_residues`,
+The database is split by residues (:func:`~.placement.partition_by_residues`,
 longest sequence first) into one part per worker (at least ``parts``). Each
-part's data is held on a worker by a task (:func:`swgpu.parallel.tasks.hold`)
-that the scheduler reruns elsewhere if that worker is lost, and each worker
-keeps the parts it has loaded (:mod:`swgpu.parallel.tasks`). A batch of queries
-is one task per part, sent to the worker holding it; the host gathers the
-scores into database order (:func:`~swgpu.parallel.placement.gather_scores`)
-and ranks the hits exactly as a search in one process does. The hits'
-alignments are traced by a few tasks (:func:`trace_jobs`), on the engines of
-the workers. Every step is exact, so the output is the one-process output.
+part's data is held on a worker by a task (:func:`~.tasks.hold`) that the
+scheduler reruns elsewhere if that worker is lost, and each worker keeps the
+parts it has loaded (:mod:`.tasks`). A batch of queries is one task per part,
+sent to the worker holding it; the host gathers the scores into database
+order (:func:`~.placement.gather_scores`) and ranks the hits exactly as a
+search in one process does. The hits' alignments are traced by a few tasks
+(:func:`~.tasks.trace_jobs`), on the engines of the workers. Every step is
+exact, so the output is the one-process output.
 """
 
 from __future__ import annotations
@@ -20,25 +20,17 @@ import warnings
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..engines.base import resolve_device
-from ..io.database import Database
-from ..parallel import tasks
-from ..parallel.dask_executor import DaskExecutor
-from ..parallel.executors import ThreadExecutor
-from ..parallel.placement import Shard, gather_scores, partition_by_residues
-from ..parallel.tasks import worker_engine
-from ..scoring import Scoring, Statistics
-from .tracing import PairJob, Traceback
+from ...align.alignment import Alignment
+from ...engines.base import resolve_device
+from ...io.database import Database
+from ...parallel.dask_executor import DaskExecutor
+from ...parallel.workers import device_of
+from ...scoring import Scoring, Statistics
+from ..tracing import PairJob
+from . import tasks
+from .placement import Shard, gather_scores, partition_by_residues
 
-__all__ = ["ClusterParts", "trace_jobs"]
-
-
-def trace_jobs(jobs: list[PairJob], scoring: Scoring, statistics: Statistics, device: str) -> list[Alignment]:
-    """Task: the alignments of ``jobs`` on this worker's engine (checked
-    against their search scores, annotated with ``statistics``)."""
-    engine, threads = worker_engine(device)
-    return Traceback(engine.tracer(scoring), statistics, ThreadExecutor(threads), scoring=scoring).all(jobs)
+__all__ = ["ClusterParts"]
 
 
 class ClusterParts:
@@ -67,7 +59,7 @@ class ClusterParts:
                                           worker=workers[k % len(workers)] if workers else None)
                           for k, m in enumerate(self._members)]
         #: The engine each worker resolved ``device`` to (``cpu``, ``cuda``; ``mixed`` when they differ).
-        kinds = set(executor.run(tasks.device_of, device).values())
+        kinds = set(executor.run(device_of, device).values())
         self.engine_name = kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else resolve_device(device))
         t0 = time.perf_counter()
         self._each(tasks.load_part, "load")
@@ -103,7 +95,7 @@ class ClusterParts:
         if not jobs:
             return []
         groups = _groups([len(j.query) * len(j.target) for j in jobs], 2 * max(1, self.executor.workers))
-        futures = [self.executor.submit(trace_jobs, jobs[a:b], self.scoring, self.statistics, self.device,
+        futures = [self.executor.submit(tasks.trace_jobs, jobs[a:b], self.scoring, self.statistics, self.device,
                                         name="trace") for a, b in groups]
         return [aln for part in self.executor.gather(futures) for aln in part]
 

@@ -33,19 +33,19 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..align.alignment import Alignment
-from ..engines import resolve_device
-from ..exceptions import InputError
-from ..io.database import Database
-from ..io.sequence import Sequence
-from ..parallel.dask_executor import DaskExecutor
-from ..parallel.executors import Executor, ThreadExecutor
-from ..parallel.placement import Shard, devices, gather_scores, partition_by_residues
-from ..scoring import Scoring, Statistics
-from .limits import check_int32
-from .search_tasks import ClusterParts
-from .strands import oriented, strands_for
-from .tracing import PairJob, Traceback
+from ...align.alignment import Alignment
+from ...engines import resolve_device
+from ...exceptions import InputError
+from ...io.database import Database
+from ...io.sequence import Sequence
+from ...parallel.dask_executor import DaskExecutor
+from ...parallel.executors import Executor, ThreadExecutor
+from ...scoring import Scoring, Statistics
+from ..limits import check_int32
+from ..strands import oriented, strands_for
+from ..tracing import PairJob, Traceback
+from .cluster import ClusterParts
+from .placement import Shard, devices, gather_scores, partition_by_residues
 
 __all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits"]
 
@@ -104,7 +104,7 @@ class Searcher:
         A :class:`~swgpu.parallel.dask_executor.DaskExecutor`: the database is
         split over its workers, which score and trace there (``device`` is
         then what the workers use; ``gpus`` is not used: each worker has its
-        GPU); see :mod:`.search_tasks`. Another executor (with ``map``) runs
+        GPU); see :mod:`.cluster`. Another executor (with ``map``) runs
         the tracebacks in place of ``threads`` threads. Output is the same either way.
     """
 
@@ -194,9 +194,7 @@ class Searcher:
         return gather_scores(len(self.database), len(queries), list(zip(self._shards, per_shard)))
 
     def _check_query(self, query: Sequence) -> None:
-        if query.alphabet is not self.database.alphabet:
-            raise InputError(f"query {query.name!r} is {query.alphabet.name} but the database is "
-                             f"{self.database.alphabet.name}", param="alphabet")
+        self.scoring.check_sequences((query,), ", as the database is")  # (the scoring's alphabet is the database's)
         check_int32(self.scoring, min(len(query), self._longest), len(query) + self._longest)
 
     def strand_scores(self, queries: list[Sequence], strand: str = "both") -> list[dict[str, np.ndarray]]:
