@@ -1,0 +1,92 @@
+"""Several local alignments of one query in one target (Waterman-Eggert).
+
+The first alignment of a pair is the one every engine reports (the tie rule
+of :mod:`swgpu.align.reference`). Each next one is the best local alignment
+that **shares no aligned pair** with those before it (Waterman and Eggert,
+1987): the same recurrences with the pairs already aligned forbidden, so a
+later alignment may cross or touch an earlier one, never reuse one of its
+residue pairs. Among equal scores the reference's tie rule picks it again
+(first end in row-major order, latest start, the reference's traceback),
+and its path avoids the forbidden pairs too.
+
+The next alignments are computed here, on the host, for every engine alike,
+so GPU and CPU outputs stay byte-identical. The end pass visits every cell of
+the pair in linear memory; the path keeps one byte per cell of the aligned
+rectangle, at most :data:`PATH_CELLS`.
+
+>>> from swgpu.scoring import Scoring
+>>> from swgpu.io.sequence import Sequence
+>>> from swgpu.align import reference
+>>> q = Sequence.from_text("q", "GATTACAGC")
+>>> t = Sequence.from_text("t", "TTGATTACAGCGGGGGGGGGGGGGGATTACTGCTT")
+>>> scoring = Scoring.default("dna")
+>>> first = reference.align(q, t, scoring)
+>>> [(a.score, a.target_start, a.cigar) for a in [first, *next_alignments(q, t, scoring, [first], 1)]]
+[(18, 2, '9='), (13, 24, '6=1X2=')]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .alignment import Alignment, cigar_to_ops
+from ..exceptions import InputError
+from ..scoring import Scoring
+from ..io.sequence import Sequence
+
+__all__ = ["PATH_CELLS", "forbidden_pairs", "next_alignments"]
+
+#: Most cells of the rectangle a next alignment is traced in (one byte each).
+PATH_CELLS = 1 << 28
+
+
+def forbidden_pairs(alignments: list[Alignment], query_length: int) -> np.ndarray:
+    """``out[h, i] = j`` where alignment ``h`` pairs query residue ``i`` with
+    target residue ``j`` (0-based), ``-1`` where it pairs ``i`` with none."""
+    out = np.full((max(len(alignments), 1), query_length), -1, dtype=np.int64)
+    for h, a in enumerate(alignments):
+        ops = np.frombuffer(cigar_to_ops(a.cigar).encode("ascii"), dtype=np.uint8)
+        pair = (ops == ord("=")) | (ops == ord("X")) | (ops == ord("M"))
+        uses_q = pair | (ops == ord("I"))
+        uses_t = pair | (ops == ord("D"))
+        qi = a.query_start + np.cumsum(uses_q) - uses_q
+        tj = a.target_start + np.cumsum(uses_t) - uses_t
+        out[h, qi[pair]] = tj[pair]
+    return out
+
+
+def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier: list[Alignment],
+                    count: int, min_score: int = 1) -> list[Alignment]:
+    """Up to ``count`` more alignments of ``query`` in ``target`` after
+    ``earlier`` (in that order, best first), each sharing no aligned pair with
+    any before it and scoring at least ``min_score`` (and above 0). ``earlier``
+    are alignments of the same query strand and target (coordinates of the
+    sequences given)."""
+    from . import hsps_kernel as K
+
+    q = np.ascontiguousarray(query.codes, dtype=np.uint8)
+    t = np.ascontiguousarray(target.codes, dtype=np.uint8)
+    matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int64)
+    o, e = int(scoring.gap_open), int(scoring.gap_extend)
+    found: list[Alignment] = []
+    done = [a for a in earlier if not a.empty]
+    floor = max(int(min_score), 1)
+    while len(found) < count and q.size and t.size:
+        forbid = forbidden_pairs(done, q.size)
+        best, ie, je = K.masked_end(q, t, matrix, o, e, forbid)
+        if best < floor:
+            break
+        i0, j0 = K.masked_start(q, t, matrix, o, e, forbid, best, ie, je)
+        if i0 < 0:  # pragma: no cover - the end pass guarantees a start
+            raise AssertionError("no start found for a next alignment")
+        if (ie - i0 + 1) * (je - j0 + 1) > PATH_CELLS:
+            raise InputError(f"{query.name} vs {target.name}: a further alignment spans "
+                             f"{ie - i0} x {je - j0} letters, more than --max-hsps traces "
+                             f"({PATH_CELLS:,} cells)", param="max_hsps")
+        ops = np.empty((ie - i0) + (je - j0), dtype=np.uint8)
+        k = K.masked_path(q[i0:ie], t[j0:je], matrix, o, e, forbid, i0, j0, ops)
+        letters = np.frombuffer(b"MID", dtype=np.uint8)[ops[:k][::-1]].tobytes().decode("ascii")
+        a = Alignment.from_ops(query, target, scoring, i0, j0, letters, score=int(best))
+        found.append(a)
+        done.append(a)
+    return found

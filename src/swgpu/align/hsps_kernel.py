@@ -1,0 +1,177 @@
+"""The compiled passes of :mod:`swgpu.align.hsps` (Numba; loaded on first use).
+
+Each pass is the reference's (:mod:`swgpu.align.reference`) with some pairs
+forbidden: ``forbid[h, i] == j`` forbids aligning ``q[i]`` with ``t[j]`` (one
+row per earlier alignment, ``-1`` where it aligns ``q[i]`` with nothing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..io.compiled import load_numba
+
+load_numba()
+from numba import njit  # noqa: E402
+
+NEG = np.int64(-(1 << 40))
+_M, _E, _F = 0, 1, 2
+_E_EXTENDS, _F_EXTENDS = 4, 8
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _forbidden(forbid, i, j):  # pragma: no cover
+    for h in range(forbid.shape[0]):
+        if forbid[h, i] == j:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def masked_end(q, t, matrix, o, e, forbid):  # pragma: no cover
+    """Best local score avoiding the forbidden pairs and its first end in
+    row-major order, ``(score, i, j)`` (1-based; 0, 0 when the score is 0)."""
+    m, n = q.size, t.size
+    hrow = np.zeros(n + 1, np.int64)  # H of the row above
+    frow = np.full(n + 1, NEG, np.int64)
+    best, bi, bj = np.int64(0), 0, 0
+    for i in range(1, m + 1):
+        diag = np.int64(0)  # H[i-1][j-1]
+        left = np.int64(0)  # H[i][j-1]
+        ecur = NEG
+        a = q[i - 1]
+        for j in range(1, n + 1):
+            up = hrow[j]
+            ecur = max(ecur - e, left - o)
+            f = max(frow[j] - e, up - o)
+            frow[j] = f
+            h = max(np.int64(0), ecur, f)
+            if not _forbidden(forbid, i - 1, j - 1):
+                h = max(h, diag + matrix[a, t[j - 1]])
+            diag = up
+            hrow[j] = h
+            left = h
+            if h > best:
+                best, bi, bj = h, i, j
+    return best, bi, bj
+
+
+@njit(cache=True, nogil=True)
+def masked_start(q, t, matrix, o, e, forbid, best, i_end, j_end):  # pragma: no cover
+    """Latest start ``(i0, j0)`` (0-based) of an alignment of score ``best``
+    ending with the pair ``q[i_end-1]``/``t[j_end-1]``; ``(-1, -1)`` when none."""
+    cols = j_end + 1
+    g1 = np.full(cols, NEG, np.int64)  # row i+1
+    vs1 = np.full(cols, NEG, np.int64)
+    vc1 = np.full(cols, NEG, np.int64)
+    ws1 = np.full(cols, NEG, np.int64)
+    g0 = np.full(cols, NEG, np.int64)  # row i
+    vs0 = np.full(cols, NEG, np.int64)
+    vc0 = np.full(cols, NEG, np.int64)
+    ws0 = np.full(cols, NEG, np.int64)
+    wc0 = np.full(cols, NEG, np.int64)
+    for i in range(i_end - 1, -1, -1):
+        g0[j_end] = NEG
+        vs0[j_end] = NEG
+        vc0[j_end] = NEG
+        ws0[j_end] = NEG
+        wc0[j_end] = NEG
+        for j in range(j_end - 1, -1, -1):
+            s = matrix[q[i], t[j]]
+            if i == i_end - 1 and j == j_end - 1:
+                g = np.int64(s)
+            else:
+                g = s + max(g1[j + 1], vs1[j + 1], ws1[j + 1])
+            if _forbidden(forbid, i, j):
+                g = NEG
+            after_v = max(g1[j], vc1[j], ws1[j])
+            vs0[j] = after_v - o
+            vc0[j] = after_v - e
+            after_w = max(g0[j + 1], wc0[j + 1], vs0[j + 1])
+            ws0[j] = after_w - o
+            wc0[j] = after_w - e
+            g0[j] = g
+            if g == best:
+                return i, j
+        g1, g0 = g0, g1
+        vs1, vs0 = vs0, vs1
+        vc1, vc0 = vc0, vc1
+        ws1, ws0 = ws0, ws1
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def masked_path(q, t, matrix, o, e, forbid, q0, t0, ops):  # pragma: no cover
+    """An optimal global alignment of ``q`` and ``t`` (which start at ``q0``
+    and ``t0`` of the sequences ``forbid`` speaks of) avoiding the forbidden
+    pairs, the reference's traceback: one op per column (0 pair, 1 ``I``,
+    2 ``D``) written to ``ops`` from its end backwards; the column count."""
+    m, n = q.size, t.size
+    way = np.zeros((m + 1, n + 1), np.uint8)
+    hrow = np.full(n + 1, NEG, np.int64)
+    frow = np.full(n + 1, NEG, np.int64)
+    hrow[0] = 0
+    for j in range(1, n + 1):
+        hrow[j] = -(o + (j - 1) * e)
+        way[0, j] = _E | (_E_EXTENDS if j > 1 else 0)
+    for i in range(1, m + 1):
+        diag = hrow[0]
+        hrow[0] = -(o + (i - 1) * e)
+        frow[0] = hrow[0]
+        way[i, 0] = _F | (_F_EXTENDS if i > 1 else 0)
+        left_h = hrow[0]
+        left_e = NEG
+        a = q[i - 1]
+        for j in range(1, n + 1):
+            up_h = hrow[j]
+            ev = max(left_e - e, left_h - o)
+            fv = max(frow[j] - e, up_h - o)
+            bits = 0
+            if j > 1 and ev == left_e - e:
+                bits |= _E_EXTENDS
+            if i > 1 and fv == frow[j] - e:
+                bits |= _F_EXTENDS
+            mv = NEG
+            if not _forbidden(forbid, q0 + i - 1, t0 + j - 1):
+                mv = diag + matrix[a, t[j - 1]]
+            h = max(mv, ev, fv)
+            if h == mv:
+                bits |= _M
+            elif h == ev:
+                bits |= _E
+            else:
+                bits |= _F
+            way[i, j] = bits
+            diag = up_h
+            hrow[j] = h
+            frow[j] = fv
+            left_h = h
+            left_e = ev
+    k = 0
+    i, j, state = m, n, _M
+    while i > 0 or j > 0:
+        w = way[i, j]
+        if state == _M:
+            src = w & 3
+            if i > 0 and j > 0 and src == _M:
+                ops[k] = 0
+                k += 1
+                i -= 1
+                j -= 1
+            elif src == _E:
+                state = _E
+            else:
+                state = _F
+        elif state == _E:
+            ops[k] = 2
+            k += 1
+            if not (w & _E_EXTENDS):
+                state = _M
+            j -= 1
+        else:
+            ops[k] = 1
+            k += 1
+            if not (w & _F_EXTENDS):
+                state = _M
+            i -= 1
+    return k

@@ -1,0 +1,142 @@
+"""Next alignments (Waterman-Eggert): the compiled passes against a plain
+Python transcription of the reference with forbidden pairs."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swgpu.align import reference
+from swgpu.align.alignment import cigar_to_ops
+from swgpu.align.hsps import next_alignments
+from swgpu.io.sequence import Sequence
+from swgpu.scoring import ScoreMatrix, Scoring
+
+NEG = reference.NEG
+
+
+def _pairs(a) -> set[tuple[int, int]]:
+    i, j, out = a.query_start, a.target_start, set()
+    for op in cigar_to_ops(a.cigar):
+        if op in "=XM":
+            out.add((i, j))
+            i, j = i + 1, j + 1
+        elif op == "I":
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _oracle(q, t, scoring, banned):
+    """The reference's three steps with the pairs ``banned`` forbidden."""
+    o, e = scoring.gap_open, scoring.gap_extend
+    S = scoring.matrix.values.tolist()
+    m, n = len(q), len(t)
+    H = [[0] * (n + 1) for _ in range(m + 1)]
+    E = [[NEG] * (n + 1) for _ in range(m + 1)]
+    F = [[NEG] * (n + 1) for _ in range(m + 1)]
+    best, ie, je = 0, 0, 0
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            E[i][j] = max(E[i][j - 1] - e, H[i][j - 1] - o)
+            F[i][j] = max(F[i - 1][j] - e, H[i - 1][j] - o)
+            diag = NEG if (i - 1, j - 1) in banned else H[i - 1][j - 1] + S[q[i - 1]][t[j - 1]]
+            H[i][j] = max(0, diag, E[i][j], F[i][j])
+            if H[i][j] > best:
+                best, ie, je = H[i][j], i, j
+    if best <= 0:
+        return None
+    G, Vs, Vc, Ws, Wc = ([[NEG] * (je + 1) for _ in range(ie + 1)] for _ in range(5))
+    start = None
+    for i in range(ie - 1, -1, -1):
+        for j in range(je - 1, -1, -1):
+            s = S[q[i]][t[j]]
+            g = s if (i, j) == (ie - 1, je - 1) else s + max(G[i + 1][j + 1], Vs[i + 1][j + 1], Ws[i + 1][j + 1])
+            G[i][j] = NEG if (i, j) in banned else g
+            after_v = max(G[i + 1][j], Vc[i + 1][j], Ws[i + 1][j])
+            Vs[i][j], Vc[i][j] = after_v - o, after_v - e
+            after_w = max(G[i][j + 1], Wc[i][j + 1], Vs[i][j + 1])
+            Ws[i][j], Wc[i][j] = after_w - o, after_w - e
+            if start is None and G[i][j] == best:
+                start = (i, j)
+    i0, j0 = start
+    # global path of q[i0:ie], t[j0:je], the reference's traceback
+    a, b = q[i0:ie], t[j0:je]
+    mm, nn = len(a), len(b)
+    H = [[NEG] * (nn + 1) for _ in range(mm + 1)]
+    E = [[NEG] * (nn + 1) for _ in range(mm + 1)]
+    F = [[NEG] * (nn + 1) for _ in range(mm + 1)]
+    H[0][0] = 0
+    for j in range(1, nn + 1):
+        E[0][j] = H[0][j] = -(o + (j - 1) * e)
+    for i in range(1, mm + 1):
+        F[i][0] = H[i][0] = -(o + (i - 1) * e)
+    for i in range(1, mm + 1):
+        for j in range(1, nn + 1):
+            E[i][j] = max(E[i][j - 1] - e, H[i][j - 1] - o)
+            F[i][j] = max(F[i - 1][j] - e, H[i - 1][j] - o)
+            diag = NEG if (i0 + i - 1, j0 + j - 1) in banned else H[i - 1][j - 1] + S[a[i - 1]][b[j - 1]]
+            H[i][j] = max(diag, E[i][j], F[i][j])
+    ops, i, j, state = [], mm, nn, "H"
+    while i > 0 or j > 0:
+        if state == "H":
+            diag = NEG if i == 0 or j == 0 or (i0 + i - 1, j0 + j - 1) in banned \
+                else H[i - 1][j - 1] + S[a[i - 1]][b[j - 1]]
+            if i > 0 and j > 0 and H[i][j] == diag:
+                ops.append("M")
+                i, j = i - 1, j - 1
+            elif H[i][j] == E[i][j]:
+                state = "E"
+            else:
+                state = "F"
+        elif state == "E":
+            ops.append("D")
+            if not (j > 1 and E[i][j] == E[i][j - 1] - e):
+                state = "H"
+            j -= 1
+        else:
+            ops.append("I")
+            if not (i > 1 and F[i][j] == F[i - 1][j] - e):
+                state = "H"
+            i -= 1
+    return best, i0, j0, "".join(reversed(ops))
+
+
+_DNA = st.text("ACGTN", min_size=0, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(q=_DNA, t=_DNA, gaps=st.sampled_from([(5, 2), (3, 3), (1, 1), (8, 1)]), count=st.integers(1, 4),
+       protein=st.booleans())
+def test_next_alignments_are_the_masked_reference(q, t, gaps, count, protein):
+    scoring = Scoring(ScoreMatrix.load("BLOSUM62"), *gaps) if protein else Scoring.default("dna")
+    if not protein:
+        scoring = Scoring(scoring.matrix, *gaps)
+    query = Sequence.from_text("q", q, scoring.alphabet)
+    target = Sequence.from_text("t", t, scoring.alphabet)
+    first = reference.align(query, target, scoring)
+    got = next_alignments(query, target, scoring, [first], count)
+    banned = _pairs(first) if not first.empty else set()
+    qc, tc = query.codes.tolist(), target.codes.tolist()
+    for a in got:
+        want = _oracle(qc, tc, scoring, banned)
+        assert want is not None
+        score, i0, j0, ops = want
+        assert (a.score, a.query_start, a.target_start) == (score, i0, j0)
+        assert cigar_to_ops(a.cigar).replace("=", "M").replace("X", "M") == ops
+        assert not (_pairs(a) & banned)
+        banned |= _pairs(a)
+    if len(got) < count:
+        assert _oracle(qc, tc, scoring, banned) is None
+
+
+def test_a_query_planted_twice_is_found_twice():
+    scoring = Scoring.default("dna")
+    probe = "GATTACAGCATTGACCGTAGGCTA"
+    target = Sequence.from_text("t", "CC" + probe + "T" * 30 + probe.replace("GCA", "GGA") + "AA")
+    query = Sequence.from_text("q", probe)
+    first = reference.align(query, target, scoring)
+    (second,) = next_alignments(query, target, scoring, [first], 1, min_score=20)
+    assert (first.target_start, second.target_start) == (2, 2 + len(probe) + 30)
+    assert next_alignments(query, target, scoring, [first, second], 1, min_score=20) == []
