@@ -109,6 +109,8 @@ class Alignment:
     evalue: float | None = None
     bitscore: float | None = None
     strand: str = "+"
+    #: False for a further alignment of a query-target pair (``max_hsps``), after its best.
+    primary: bool = True
 
     @property
     def length(self) -> int:

@@ -37,7 +37,7 @@ from ..exceptions import InputError, ScoringError
 from ..scoring import ScoreMatrix, Scoring
 from ..scoring.checks import GAP_LIMIT, SCORE_LIMIT
 
-__all__ = ["SCORE_LIMIT", "GAP_LIMIT", "check_int32", "check_pairs", "available_memory", "check_memory"]
+__all__ = ["SCORE_LIMIT", "GAP_LIMIT", "check_int32", "check_pairs", "available_memory", "check_memory", "check_max_hsps"]
 
 
 def _match_mismatch(matrix: ScoreMatrix) -> bool:
@@ -128,3 +128,9 @@ def check_memory(need: int, what: str) -> None:
     have = available_memory()
     if have is not None and need > have:
         raise InputError(f"{what} need at least {_bytes(need)} of memory, and {_bytes(have)} is available")
+
+
+def check_max_hsps(max_hsps) -> None:
+    """``max_hsps`` (alignments of one query-target pair) is a whole number of 1 or more."""
+    if isinstance(max_hsps, bool) or not isinstance(max_hsps, int) or max_hsps < 1:
+        raise InputError(f"max_hsps must be a whole number of 1 or more, not {max_hsps!r}", param="max_hsps")

@@ -39,7 +39,7 @@ from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
 from .strands import oriented
 
-__all__ = ["PairJob", "Traceback"]
+__all__ = ["PairJob", "Traceback", "further_alignments"]
 
 
 @dataclass
@@ -79,6 +79,32 @@ def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> 
     where = index.copy()
     where[minus] = len(queries) + np.arange(minus.size)
     return codes, offsets, where
+
+
+def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring: Scoring, statistics: Statistics,
+                       executor: Executor, count: int, evalue: float | None = None) -> list[list[Alignment]]:
+    """Up to ``count`` more alignments of each job's pair after its alignment
+    (:func:`~swgpu.align.hsps.next_alignments`: none shares an aligned pair
+    with one before it), on the strand of that alignment, best first, with
+    statistics for the job's search space; those with an E-value above
+    ``evalue`` are left out. Computed on the host, the same for every engine;
+    pairs in parallel on ``executor``."""
+    from ..align.hsps import next_alignments
+
+    def more(k: int) -> list[Alignment]:
+        job, first = jobs[k], alignments[k]
+        if count <= 0 or first.empty:
+            return []
+        found = next_alignments(oriented(job.query, first.strand), job.target, scoring, [first], count)
+        for a in found:
+            a.strand = first.strand
+            a.primary = False
+        statistics.annotate_each(found, [job.space] * len(found))
+        if evalue is not None:
+            found = [a for a in found if a.evalue is not None and a.evalue <= evalue]
+        return found
+
+    return executor.map(more, range(len(jobs)))
 
 
 def _window(target: Sequence, start: int, end: int) -> Sequence:
@@ -226,16 +252,30 @@ class Traceback:
         self.seconds += time.perf_counter() - t0
         return batch
 
-    def stream(self, jobs: Iterable[PairJob]) -> Iterator[Alignment]:
-        """The same, yielded in order, :attr:`chunk` pairs at a time (memory stays bounded)."""
+    def stream(self, jobs: Iterable[PairJob], further: int = 0,
+               evalue: float | None = None) -> Iterator[Alignment]:
+        """The same, yielded in order, :attr:`chunk` pairs at a time (memory
+        stays bounded); with ``further``, each alignment is followed by up to
+        that many more of its pair (:func:`further_alignments`, within ``evalue``)."""
         batch: list[PairJob] = []
         for job in jobs:
             batch.append(job)
             if len(batch) >= self.chunk:
-                yield from self.all(batch)
+                yield from self._all_further(batch, further, evalue)
                 batch = []
         if batch:
-            yield from self.all(batch)
+            yield from self._all_further(batch, further, evalue)
+
+    def _all_further(self, jobs: list[PairJob], further: int, evalue: float | None) -> list[Alignment]:
+        alignments = self.all(jobs)
+        if further <= 0:
+            return alignments
+        if self.scoring is None:
+            raise ValueError("further alignments need the Traceback's scoring")
+        t0 = time.perf_counter()
+        more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, further, evalue)
+        self.seconds += time.perf_counter() - t0
+        return [a for first, rest in zip(alignments, more) for a in (first, *rest)]
 
     def _orient(self, job: PairJob) -> tuple[Sequence, str]:
         if job.strand != "both":

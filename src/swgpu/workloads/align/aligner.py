@@ -39,7 +39,7 @@ from ...io.sequence import Sequence
 from ...io.sequence_batch import SequenceBatch
 from ...parallel.executors import ThreadExecutor
 from ...scoring import Scoring, Statistics
-from ..limits import check_int32, check_pairs
+from ..limits import check_int32, check_max_hsps, check_pairs
 from ..strands import job_strand, oriented, strands_for
 from ..tracing import PairJob, Traceback
 
@@ -117,6 +117,7 @@ def align_all(
     threads: int | None = None,
     on_done: Callable[[int], None] | None = None,
     strand: str = "both",
+    max_hsps: int = 1,
 ) -> Iterator[Alignment]:
     """Yield the alignment of each (query, target) pair, query-major, in input order.
 
@@ -125,8 +126,12 @@ def align_all(
     pair with its number of DP cells (for progress bars). With statistics for the
     scoring (see :mod:`swgpu.scoring.statistics`), E-values use the pair's lengths as the
     search space. ``strand``: ``both`` (default: the better strand of each DNA
-    pair, one alignment per pair), ``plus`` or ``minus``.
+    pair, one alignment per pair), ``plus`` or ``minus``. ``max_hsps``: each
+    pair's alignment is followed by up to ``max_hsps - 1`` further ones
+    (:mod:`swgpu.align.hsps`: none shares an aligned pair with one before it;
+    ``primary`` false), on the strand of the first.
     """
+    check_max_hsps(max_hsps)
     aligner = Aligner(scoring, device=device, strand=strand)  # errors surface here, before any output
     sign = job_strand(strand, scoring.alphabet)
     if queries and targets:
@@ -135,7 +140,7 @@ def align_all(
     trace = Traceback(aligner.engine.tracer(scoring), Statistics.for_scoring(scoring), ThreadExecutor(threads), done,
                       scoring=scoring)
     jobs = [PairJob(q, t, None, (len(q), len(t), 1), strand=sign) for q in queries for t in targets]
-    return trace.stream(jobs)
+    return trace.stream(jobs, further=max_hsps - 1)
 
 
 #: DP cells of the pairs traced together by :func:`align_batches` (about).

@@ -41,9 +41,9 @@ from ...io.sequence import Sequence
 from ...parallel.dask_executor import DaskExecutor
 from ...parallel.executors import Executor, ThreadExecutor
 from ...scoring import Scoring, Statistics
-from ..limits import check_int32
+from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
-from ..tracing import PairJob, Traceback
+from ..tracing import PairJob, Traceback, further_alignments
 from .cluster import ClusterParts
 from .placement import Shard, devices, gather_scores, partition_by_residues
 
@@ -121,6 +121,8 @@ class Searcher:
         self._longest = int(database.lengths.max()) if len(database) else 0
         #: Wall seconds of scoring in :meth:`search` so far (for ``--timings``).
         self.score_seconds = 0.0
+        #: Wall seconds of further alignments (``max_hsps``) so far.
+        self.further_seconds = 0.0
         self._cluster: ClusterParts | None = None
         self._shards: list[Shard] = []
         if isinstance(executor, DaskExecutor):
@@ -210,18 +212,28 @@ class Searcher:
             raise InputError(f"{self.scoring.describe()} has no E-values (see the scoring docs)", param="evalue")
 
     def search_one(self, query: Sequence, top: int = 10, evalue: float | None = None,
-                   strand: str = "both") -> SearchResult:
+                   strand: str = "both", max_hsps: int = 1) -> SearchResult:
         """Score, rank and align the hits of one query (``strand``: ``both``,
-        ``plus`` or ``minus``; DNA only, protein has one strand)."""
+        ``plus`` or ``minus``; DNA only, protein has one strand; ``max_hsps``: as :meth:`search`)."""
         self._check_evalue(evalue)
+        check_max_hsps(max_hsps)
         t0 = time.perf_counter()
         scores = self.strand_scores([query], strand)[0]  # checks the query
-        return self._result(query, scores, time.perf_counter() - t0, top, evalue)
-
-    def _result(self, query: Sequence, scores: dict[str, np.ndarray], seconds: float, top: int,
-                evalue: float | None) -> SearchResult:
+        seconds = time.perf_counter() - t0
         jobs, best = self._jobs(query, scores, top, evalue)
-        return SearchResult(query, self._trace(jobs), best, seconds, scores)
+        hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue)
+        return SearchResult(query, hits, best, seconds, scores)
+
+    def _with_further(self, jobs: list[PairJob], alignments: list[Alignment], max_hsps: int,
+                      evalue: float | None) -> list[Alignment]:
+        """Each alignment followed by up to ``max_hsps - 1`` further ones of its pair."""
+        if max_hsps <= 1:
+            return alignments
+        t0 = time.perf_counter()
+        more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, max_hsps - 1,
+                                  evalue)
+        self.further_seconds += time.perf_counter() - t0
+        return [a for first, rest in zip(alignments, more) for a in (first, *rest)]
 
     def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
               evalue: float | None) -> tuple[list[PairJob], np.ndarray]:
@@ -238,13 +250,18 @@ class Searcher:
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
-               strand: str = "both") -> Iterator[SearchResult]:
+               strand: str = "both", max_hsps: int = 1) -> Iterator[SearchResult]:
         """Search each query, in order: scores of up to ``batch`` queries at a
         time (:meth:`strand_scores`; fewer for databases of hundreds of millions
         of sequences), then the ranking and alignments of each.
         A result's ``seconds`` is its share of its batch's scoring time.
-        ``strand``: ``both`` (default), ``plus`` or ``minus`` (DNA; see the module docs)."""
+        ``strand``: ``both`` (default), ``plus`` or ``minus`` (DNA; see the module docs).
+        ``max_hsps``: each hit's alignment is followed by up to ``max_hsps - 1``
+        further alignments of the same query strand and sequence, none sharing an
+        aligned pair with one before it (:mod:`swgpu.align.hsps`), within ``evalue``;
+        ``top`` counts database sequences (and strands), not alignments."""
         self._check_evalue(evalue)
+        check_max_hsps(max_hsps)
         copies = len(strands_for(strand, self.database.alphabet))
         # every result holds all scores of its query (each strand's and their best): keep a batch's under ~1 GiB
         arrays = copies + 1 if copies > 1 else 1
@@ -264,9 +281,12 @@ class Searcher:
             seconds = (time.perf_counter() - t0) / len(chunk)
             # the hits of the whole batch are traced together (one GPU batch)
             prepared = [self._jobs(q, scores, top, evalue) for q, scores in zip(chunk, all_scores)]
-            alignments = iter(self._trace([j for jobs, _ in prepared for j in jobs]))
+            every = [j for jobs, _ in prepared for j in jobs]
+            alignments = iter(self._trace(every))
             for q, scores, (jobs, best) in zip(chunk, all_scores, prepared):
-                result = SearchResult(q, [next(alignments) for _ in jobs], best, seconds, scores)
+                hits = self._with_further(jobs, [next(alignments) for _ in jobs], max_hsps, evalue)
+                result = SearchResult(q, hits, best, seconds, scores)
                 if on_done is not None:
                     on_done(q)
                 yield result
+
