@@ -88,10 +88,10 @@ def test_outfmt_unknown_column_lists_the_names(run_cli, tmp_path):
 @pytest.mark.parametrize("extra, words", [
     (["-f", "sam"], ["--outfmt", "blast6", "sam"]),
     (["-o", "hits.sam"], ["--outfmt", "blast6", "hits.sam"]),
-    ([], ["--outfmt", "format 6", "not 7"]),
+    ([], ["--outfmt", "formats 6 and 7", "not 5"]),
 ])
 def test_outfmt_needs_blast6(run_cli, tmp_path, extra, words):
-    spec = "7 qseqid" if not extra else "qseqid"
+    spec = "5 qseqid" if not extra else "qseqid"
     code, out, err = run_cli(SEARCH + ["--outfmt", spec, *extra], tmp_path)
     assert (code, out) == (2, "") and err.count("\n") == 1
     assert all(w in err for w in words), err

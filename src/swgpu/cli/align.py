@@ -98,17 +98,20 @@ def _write(args, scoring, batches, queries, targets, sequences) -> int:
 
     from ..io.writers import AlignmentWriter
     from .batches import write_batch
-    from .options import program_line
+    from .options import program_line, report_options
 
     with closing(batches), AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                                            targets=sequences, header=args.format == "pairwise",
-                                           columns=getattr(args, "columns", None)) as writer:
+                                           columns=getattr(args, "columns", None),
+                                           **report_options(args, queries)) as writer:
         for batch in batches:
+            done = int(batch.query_index[-1]) if len(batch) else 0  # query-major: the queries before it are complete
             if args.min_score > 0:
                 keep = np.flatnonzero(batch.score >= args.min_score)
                 batch = batch.take(keep) if keep.size < len(batch) else batch
             if len(batch):
-                write_batch(writer, batch, queries, targets, scoring)
+                write_batch(writer, batch, queries, targets, scoring, query_offset=0)
+            writer.finish_queries(done)  # (blast7: their blocks are written)
     return writer.count
 
 
@@ -153,8 +156,9 @@ def run_long(args, executor=None) -> int:
             for r in results:
                 for k, e in enumerate(r.end_points, 1):
                     out.write(f"{k}\t{r.query.name}\t{e.target}\t{e.strand}\t{e.target_end}\t{e.score}\n")
-    written = write_alignments(args, scoring, [(a, r.query.text) for r in results for a in r.alignments],
-                               targets=[(t.name, len(t)) for t in targets])
+    written = write_alignments(args, scoring, [(a, r.query.text, k) for k, r in enumerate(results)
+                                               for a in r.alignments],
+                               targets=[(t.name, len(t)) for t in targets], queries=[r.query for r in results])
     report.phase("write")
     best = max((r.best_score for r in results), default=0)
     report.summary(f"{plural(len(queries), 'query')} against {plural(letters, 'letter')} in "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from contextlib import closing, nullcontext
 
-from .options import program_line
+from .options import program_line, report_options
 
 __all__ = ["write_parts", "write_batch"]
 
@@ -23,44 +23,50 @@ def write_parts(args, scoring, parts) -> int:
     memory, or past a limit in a temporary file beside the output) and put
     behind it at the end. Returns how many alignments were written."""
     from ..io.writers import AlignmentWriter, OutputFile
+    from ..io.writers.bam import BamOutput
     from ..io.writers.sam_targets import HeaderTargets
     from ..io.writers.spill import Spill
 
-    sam = args.format == "sam"
+    sam = args.format in ("sam", "bam")  # (bam: the SAM text, converted at the end)
     folder = _folder(args.output)
     spill = Spill(folder) if sam else None
     listed = HeaderTargets(folder) if sam else None
     with closing(parts), closing(spill) if sam else nullcontext(), closing(listed) if sam else nullcontext():
-        with AlignmentWriter(spill if sam else args.output, args.format, scoring=scoring,
+        with AlignmentWriter(spill if sam else args.output, "sam" if sam else args.format, scoring=scoring,
                              program_line=program_line(args), header=args.format == "pairwise", body_only=sam,
-                             columns=getattr(args, "columns", None)) as writer:
+                             columns=getattr(args, "columns", None), **report_options(args, ())) as writer:
             for part in parts:
-                if part.batch is None or not len(part.batch):
-                    continue
-                if sam:
-                    selected = part.result.selected
-                    listed.add(part.targets.name_texts(), selected, part.targets.lengths[selected])
-                write_batch(writer, part.batch, part.queries, part.targets, scoring)
+                offset = writer.add_queries(part.queries)  # (blast7: every pair's query has its comment lines)
+                if part.batch is not None and len(part.batch):
+                    if sam:
+                        selected = part.result.selected
+                        listed.add(part.targets.name_texts(), selected, part.targets.lengths[selected])
+                    write_batch(writer, part.batch, part.queries, part.targets, scoring, query_offset=offset)
+                writer.finish_queries(offset + len(part.queries))
         if sam:
-            with OutputFile(args.output) as out:
+            with (BamOutput if args.format == "bam" else OutputFile)(args.output) as out:
                 listed.write(out.write_bytes, program_line(args))
                 spill.replay(out.write_bytes)
     return writer.count
 
 
-def write_batch(writer, batch, queries, targets, scoring) -> None:
+def write_batch(writer, batch, queries, targets, scoring, query_offset=None) -> None:
     """Write ``batch`` (indexing ``queries`` and ``targets``, two
     :class:`~swgpu.io.sequence_batch.SequenceBatch`) with ``writer``: as
     columns in compiled code where the format and batch allow, else one
-    record at a time from its :class:`~swgpu.align.alignment.Alignment` objects."""
+    record at a time from its :class:`~swgpu.align.alignment.Alignment` objects.
+    ``query_offset`` (blast7): ``queries[0]`` is query ``query_offset`` of the writer's."""
     from ..io.compiled import worth
 
-    qletters = queries.letter_texts() if writer.fmt == "sam" else None  # (SEQ: SAM alone writes letters)
-    if worth(len(batch)) and writer.write_columns(batch, queries.name_texts(), targets.name_texts(), qletters):
+    wanted = writer.letters  # (SEQ of SAM; qseq, sseq, btop)
+    qletters = queries.letter_texts() if wanted[0] else None
+    tletters = targets.letter_texts() if wanted[1] else None
+    if worth(len(batch)) and writer.write_columns(batch, queries.name_texts(), targets.name_texts(), qletters,
+                                                  tletters, query_offset):
         return
     texts = queries.texts
     for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):
-        writer.write(aln, query_text=texts[i])
+        writer.write(aln, query_text=texts[i], query=None if query_offset is None else query_offset + i)
 
 
 def _folder(output) -> str | None:

@@ -17,7 +17,7 @@ from .flags import command_options
 
 __all__ = ["Parser", "UsageError", "add_scoring", "add_output", "add_device", "add_quiet", "add_cluster", "finish",
            "param_flags", "gpu_ids", "executor_from", "cluster_of", "scoring_from", "check_scoring", "resolve_output",
-           "format_from_name", "program_line", "write_alignments"]
+           "format_from_name", "program_line", "write_alignments", "report_options"]
 
 # Library parameter names that are not the ``dest`` of the option they come from.
 PARAM_ALIASES = {
@@ -28,8 +28,8 @@ PARAM_ALIASES = {
 }
 
 #: Output format by file extension (after a ``.gz``/``.bz2``/``.xz``/``.zst``); others: the command's default.
-EXTENSION_FORMATS = {".sam": "sam", ".json": "json", ".jsonl": "json",
-                     ".tsv": "blast6", ".blast6": "blast6", ".m8": "blast6"}
+EXTENSION_FORMATS = {".sam": "sam", ".bam": "bam", ".json": "json", ".jsonl": "json",
+                     ".tsv": "blast6", ".blast6": "blast6", ".m8": "blast6", ".blast7": "blast7"}
 
 
 class UsageError(Exception):
@@ -93,13 +93,13 @@ def add_output(p: argparse.ArgumentParser, default: str, columns: bool = True) -
     from ..io.writers import FORMATS
 
     p.add_argument("--format", "-f", choices=FORMATS,
-                   help=f"output format (default: from -o's extension: .sam, .json/.jsonl, .tsv/.blast6/.m8; "
-                        f"else {default})")
+                   help=f"output format (blast7: blast6 with BLAST's comment lines; bam needs pysam; default: from "
+                        f"-o's extension: .sam, .bam, .json/.jsonl, .tsv/.blast6/.m8, .blast7; else {default})")
     p.add_argument("-o", "--output", help="output file (default: standard output; .gz/.bz2/.xz/.zst: compressed)")
     if columns:
         p.add_argument("--outfmt", dest="columns", metavar="COLUMNS",
                        help="blast6 columns by BLAST's names, space- or comma-separated, e.g. "
-                            "'6 qseqid sseqid evalue stitle' (default: std score qlen slen cigar)")
+                            "'6 qseqid sseqid evalue stitle' (default: std score qlen slen cigar); '7 ...': blast7")
     p.set_defaults(default_format=default)
 
 
@@ -208,20 +208,20 @@ def format_from_name(path: str | None) -> str | None:
 
 
 def resolve_output(args) -> None:
-    """Set ``args.format``: ``-f``, else blast6 with ``--outfmt``, else from
-    ``-o``'s extension, else the command's default; and check ``--outfmt``
-    (an error unless the format is blast6). Call before any work is done."""
-    from ..io.writers.blast6 import parse_columns
+    """Set ``args.format`` and ``args.columns`` (:func:`~swgpu.io.writers.choice.choose_format`), refusing
+    what cannot be written (``--outfmt`` for another format, BAM without pysam). Call before any work."""
+    from ..io.writers.choice import choose_format
 
-    columns = getattr(args, "columns", None)
-    named = format_from_name(args.output)
-    fmt = args.format or ("blast6" if columns is not None and named is None else named) or args.default_format
-    if columns is not None:
-        if fmt != "blast6":
-            why = f"-f {fmt}" if args.format else f"-o {args.output}"
-            raise InputError(f"columns apply to blast6 output, not {fmt} ({why})", param="columns")
-        args.columns = parse_columns(columns)
-    args.format = fmt
+    args.format, args.columns = choose_format(args.format, getattr(args, "columns", None),
+                                              format_from_name(args.output), args.default_format, args.output)
+
+
+def report_options(args, queries=None) -> dict:
+    """blast7's writer arguments (none for another format): ``queries`` in order, the ``# Database:`` text."""
+    from ..io.writers.choice import database_line
+
+    files = [getattr(args, d, None) for d in ("db", "target", "genome", "pairs")]
+    return {"queries": queries, "database": database_line(*files)} if args.format == "blast7" else {}
 
 
 def program_line(args) -> str:
@@ -229,22 +229,21 @@ def program_line(args) -> str:
     return "swgpu " + " ".join(shlex.quote(a) for a in args.argv)
 
 
-def write_alignments(args, scoring, rows, targets=None, descriptions=None, secondary: bool = False) -> int:
+def write_alignments(args, scoring, rows, targets=None, descriptions=None, secondary=False, queries=None) -> int:
     """Write ``(alignment, query_text)`` rows to ``args.output`` in ``args.format``
-    (:func:`resolve_output` first); returns how many alignments were written.
-
-    ``targets`` (for the SAM header): the targets to list; by default those of
+    (:func:`resolve_output` first); returns how many alignments were written. ``targets`` (for the SAM header): the targets to list; by default those of
     the rows, in order of first appearance (the rows are then read up front).
-    ``descriptions``: target name -> description, for ``--outfmt stitle``.
+    ``descriptions``: target name -> description, for ``--outfmt stitle``. ``queries`` (blast7):
+    the queries in order; a row ``(alignment, query_text, k)`` is of ``queries[k]``.
     """
     from ..io.writers import AlignmentWriter
 
     if targets is None:  # every (name, length): the SAM header refuses one name with two lengths
         rows = list(rows)
-        targets = [(aln.target, aln.target_length) for aln, _ in rows]
+        targets = [(row[0].target, row[0].target_length) for row in rows]
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
-                         descriptions=descriptions, secondary=secondary) as writer:
-        for aln, query_text in rows:
-            writer.write(aln, query_text=query_text)
+                         descriptions=descriptions, secondary=secondary, **report_options(args, queries)) as writer:
+        for aln, query_text, *index in rows:
+            writer.write(aln, query_text=query_text, query=index[0] if index else None)
     return writer.count

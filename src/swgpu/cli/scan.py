@@ -72,8 +72,9 @@ def _scan(args, executor) -> int:
                                strand=args.strand, on_progress=report.advance)
     report.phase("score", scanner.score_seconds)
     report.phase("traceback", scanner.traceback_seconds)
-    written = write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits],
-                               targets=[(r.name, len(r)) for r in genome], secondary=True)
+    written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
+                               targets=[(r.name, len(r)) for r in genome], secondary=True,
+                               queries=[r.query for r in results])
     report.phase("write")
     report.summary(f"{plural(len(queries), 'query')} against {plural(letters, 'letter')} "
                    f"in {plural(len(genome), 'sequence')}, {plural(written, 'hit')} written")

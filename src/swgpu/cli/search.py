@@ -81,8 +81,9 @@ def _search(args, report, db, queries, scoring, executor) -> int:
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
     report.phase("score", searcher.score_seconds)
     report.phase("traceback", searcher.traceback_seconds)
-    written = write_alignments(args, scoring, [(h, r.query.text) for r in results for h in r.hits],
-                               descriptions=_descriptions(db, "stitle" in (args.columns or ())))
+    written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
+                               descriptions=_descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ()))),
+                               queries=[r.query for r in results])
     report.phase("write")
     report.summary(f"{plural(len(queries), 'query')} against {plural(len(db), 'sequence')}, "
                    f"{plural(written, 'hit')} written")

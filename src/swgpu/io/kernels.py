@@ -156,6 +156,90 @@ def copy_two(a, b, which, first, last, offsets, out):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
+def aligned_fill(run_len, run_op, first, last, buf, base, minus, query_side, gap_op, table, offsets, out, a,
+                 b):  # pragma: no cover
+    """One side of each alignment, ``-`` for gaps (``gap_op``), as BLAST shows it: from ``buf[base[k]]`` on;
+    on the minus strand the query is read backwards through ``table`` (its reverse complement), and the
+    whole line is then reversed through ``table``."""
+    for k in range(a, b):
+        p = offsets[k]
+        i = base[k]
+        back = minus[k] and query_side
+        for r in range(first[k], last[k]):
+            op = run_op[r]
+            for _ in range(run_len[r]):
+                if op == gap_op:
+                    out[p] = 45
+                elif back:
+                    out[p] = table[buf[i]]
+                    i -= 1
+                else:
+                    out[p] = buf[i]
+                    i += 1
+                p += 1
+        if minus[k]:
+            lo, hi = offsets[k], p - 1
+            while lo < hi:
+                x = out[lo]
+                out[lo] = table[out[hi]]
+                out[hi] = table[x]
+                lo += 1
+                hi -= 1
+            if lo == hi:
+                out[lo] = table[out[lo]]
+
+
+@njit(cache=True, nogil=True)
+def btop_sizes(run_len, run_op, first, last, minus, sizes, a, b):  # pragma: no cover
+    for k in range(a, b):
+        s = 0
+        count = 0
+        n = last[k] - first[k]
+        for rr in range(n):
+            r = last[k] - 1 - rr if minus[k] else first[k] + rr
+            if run_op[r] == 61:  # '='
+                count += run_len[r]
+            else:
+                if count > 0:
+                    s += digits(count)
+                    count = 0
+                s += 2 * run_len[r]
+        if count > 0:
+            s += digits(count)
+        sizes[k] = s
+
+
+@njit(cache=True, nogil=True)
+def btop_fill(run_len, run_op, first, last, minus, qseq, sseq, aoff, offsets, out, a, b):  # pragma: no cover
+    """BLAST's traceback operations, from the aligned lines ``qseq``, ``sseq`` (BLAST's order: the runs
+    backwards on the minus strand)."""
+    for k in range(a, b):
+        p = offsets[k]
+        c = aoff[k]
+        count = 0
+        n = last[k] - first[k]
+        for rr in range(n):
+            r = last[k] - 1 - rr if minus[k] else first[k] + rr
+            length = run_len[r]
+            if run_op[r] == 61:
+                count += length
+                c += length
+                continue
+            if count > 0:
+                d = digits(count)
+                put_digits(out, p + d, count)
+                p += d
+                count = 0
+            for _ in range(length):
+                out[p] = qseq[c]
+                out[p + 1] = sseq[c]
+                p += 2
+                c += 1
+        if count > 0:
+            put_digits(out, p + digits(count), count)
+
+
+@njit(cache=True, nogil=True)
 def grow(a, size):  # pragma: no cover
     b = np.empty(size, dtype=a.dtype)
     b[:a.size] = a
@@ -257,4 +341,5 @@ def gather(data, starts, ends, out, offsets):  # pragma: no cover
     offsets[starts.size] = p
 
 
-announce_compile(scan, gather, grow, sizes, fill, hashes, cigar_sizes, cigar_fill, reverse_fill, copy_two)
+announce_compile(scan, gather, grow, sizes, fill, hashes, cigar_sizes, cigar_fill, reverse_fill, copy_two,
+                 aligned_fill, btop_sizes, btop_fill)

@@ -1,9 +1,11 @@
-"""Writing alignments: BLAST tabular (``blast6``), SAM, JSON lines and a pairwise view.
+"""Writing alignments: BLAST tabular (``blast6``, ``blast7``), SAM (and BAM), JSON lines and a pairwise view.
 
 One module per concept: :mod:`.writer` (:class:`AlignmentWriter`,
 :data:`FORMATS`, and the conventions shared by all formats: 1-based inclusive
-coordinates, the minus strand), :mod:`.blast6`, :mod:`.sam`, :mod:`.jsonl`,
-:mod:`.pairwise`, :mod:`.common` (E-value and bit-score formatting),
+coordinates, the minus strand), :mod:`.blast6` (with :mod:`.aligned`: ``qseq``,
+``sseq``, ``btop``), :mod:`.blast7` (BLAST's comment lines), :mod:`.sam`,
+:mod:`.bam`, :mod:`.jsonl`, :mod:`.pairwise`, :mod:`.choice` (the format a
+command line asks for), :mod:`.common` (E-value and bit-score formatting),
 :mod:`.output` (:class:`OutputFile`, atomic text output) and :mod:`.record`
 (:class:`AlignmentRecord`, :class:`ScoringLike`: what the writers read).
 Every public name is importable from here.

@@ -5,8 +5,11 @@ mismatch gapopen qstart qend sstart send evalue bitscore``, then ``score`` (raw
 score), ``qlen``, ``slen`` and ``cigar`` (:data:`BLAST6_COLUMNS`). Any list of
 the names in :data:`COLUMNS` can be asked for instead, in BLAST's spelling
 (:func:`parse_columns` reads ``"6 qseqid sseqid score"``, ``std`` standing for
-the 12 standard columns). For ``strand == "-"`` ``qstart < qend`` are positions
-on the query as given and ``sstart > send``, as in BLAST; ``cigar`` stays in
+the 12 standard columns; a leading ``7`` too, for the commented ``blast7``
+format of :mod:`.blast7`). For ``strand == "-"`` ``qstart < qend`` are positions
+on the query as given and ``sstart > send``, as in BLAST; ``qseq``, ``sseq``
+and ``btop`` show the alignment as BLAST does, the query as given against the
+reverse complement of the subject (:mod:`.aligned`); ``cigar`` stays in
 target order (as in SAM).
 """
 
@@ -17,11 +20,12 @@ import re
 from typing import Callable, Iterable, Mapping, NamedTuple
 
 from ...exceptions import InputError
+from .aligned import blast_aligned, btop
 from .common import finite_or_none, format_bitscore, format_evalue
 from .record import AlignmentRecord
 
-__all__ = ["BLAST6_COLUMNS", "COLUMNS", "STD_COLUMNS", "blast6_header", "format_blast6", "parse_columns",
-           "subject_title"]
+__all__ = ["BLAST6_COLUMNS", "COLUMNS", "STD_COLUMNS", "NOT_WRITTEN", "blast6_header", "format_blast6",
+           "outfmt_number", "parse_columns", "subject_title"]
 
 #: BLAST's 12 standard columns (``std``).
 STD_COLUMNS = (
@@ -82,16 +86,48 @@ COLUMNS: dict[str, tuple[Callable[[AlignmentRecord, _Line], object], str]] = {
     "stitle": (lambda a, c: c.title, "target name and description"),
     "strand": (lambda a, c: a.strand, "+ or - (query reverse-complemented)"),
     "sstrand": (lambda a, c: "minus" if a.strand == "-" else "plus", "plus or minus, as BLAST writes it"),
+    "qacc": (lambda a, c: a.query, "query name (BLAST without -parse_deflines: the ID as given)"),
+    "qaccver": (lambda a, c: a.query, "the same"),
+    "sacc": (lambda a, c: a.target, "target name (the ID as given)"),
+    "saccver": (lambda a, c: a.target, "the same"),
+    "sallseqid": (lambda a, c: a.target, "the same (one ID per target)"),
+    "sallacc": (lambda a, c: a.target, "the same"),
+    "salltitles": (lambda a, c: c.title, "the same as stitle (one title per target)"),
+    "qseq": (lambda a, c: blast_aligned(a)[0], "aligned query, - for gaps (query as given)"),
+    "sseq": (lambda a, c: blast_aligned(a)[1], "aligned target, - for gaps (reverse-complemented for strand -)"),
+    "btop": (lambda a, c: btop(a), "BLAST traceback operations"),
+    "frames": (lambda a, c: "1/-1" if a.strand == "-" else "1/1", "query/subject frames, as blastn writes them"),
+    "qframe": (lambda a, c: 1, "query frame: 1"),
+    "sframe": (lambda a, c: -1 if a.strand == "-" else 1, "subject frame: 1, or -1 on the minus strand"),
 }
+
+#: Columns BLAST+ writes that swgpu has nothing for (GIs, taxonomy, coverage of unique subjects): refused by name.
+NOT_WRITTEN = ("qgi", "sgi", "sallgi", "staxid", "ssciname", "scomname", "sblastname", "sskingdom", "staxids",
+               "sscinames", "scomnames", "sblastnames", "sskingdoms", "qcovus")
+
+
+def outfmt_number(spec: str | Iterable[str] | None) -> int | None:
+    """The BLAST format number that ``spec`` starts with (``"7 qseqid"`` -> 7), or ``None``.
+
+    >>> outfmt_number("7 qseqid sseqid"), outfmt_number("6"), outfmt_number("qseqid"), outfmt_number(None)
+    (7, 6, None, None)
+    """
+    if spec is None:
+        return None
+    words = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else [str(w).strip() for w in spec]
+    words = [w for w in words if w]
+    return int(words[0]) if words and words[0].isdigit() else None
 
 
 def parse_columns(spec: str | Iterable[str] | None) -> tuple[str, ...]:
     """The column names of ``spec``: names separated by spaces or commas, or a
     sequence of names; ``None`` gives :data:`BLAST6_COLUMNS`.
 
-    A leading ``6`` (BLAST's ``-outfmt "6 qseqid ..."``) is dropped, and ``6``
-    alone means BLAST's 12 standard columns, as ``std`` does anywhere in the
-    list. Another format number or an unknown name is an
+    A leading ``6`` or ``7`` (BLAST's ``-outfmt "6 qseqid ..."``; which format
+    it asks for is :func:`outfmt_number`'s) is dropped, and the number alone
+    means BLAST's 12 standard columns, as ``std`` does anywhere in the list.
+    Another format number, an unknown name or one of BLAST's columns that
+    swgpu does not write (:data:`NOT_WRITTEN`) is an
     :class:`~swgpu.exceptions.InputError` (``param="columns"``) that lists the
     names.
 
@@ -102,16 +138,22 @@ def parse_columns(spec: str | Iterable[str] | None) -> tuple[str, ...]:
     >>> parse_columns("qseqid bits")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    swgpu.exceptions.InputError: columns: unknown column 'bits': choose from qseqid, sseqid, ..., sstrand, std
+    swgpu.exceptions.InputError: columns: unknown column 'bits': choose from qseqid, sseqid, ..., sframe, std
+    >>> parse_columns("7")[:2]
+    ('qseqid', 'sseqid')
+    >>> parse_columns("qseqid staxid")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    swgpu.exceptions.InputError: columns: column 'staxid' is BLAST's, but swgpu has no GIs or taxonomy to ...
     """
     if spec is None:
         return BLAST6_COLUMNS
     words = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else [str(w).strip() for w in spec]
     words = [w.lower() for w in words if w]
     if words and words[0].isdigit():
-        if words[0] != "6":
-            raise InputError(f"only BLAST's tabular format 6 is written, not {words[0]}: give column names, "
-                             "optionally after 6", param="columns")
+        if words[0] not in ("6", "7"):
+            raise InputError(f"only BLAST's tabular formats 6 and 7 are written, not {words[0]}: give column "
+                             "names, optionally after 6 or 7", param="columns")
         words = words[1:] or ["std"]
     if not words:
         raise InputError("no column names given", param="columns")
@@ -121,6 +163,9 @@ def parse_columns(spec: str | Iterable[str] | None) -> tuple[str, ...]:
             names.extend(STD_COLUMNS)
         elif w in COLUMNS:
             names.append(w)
+        elif w in NOT_WRITTEN:
+            raise InputError(f"column {w!r} is BLAST's, but swgpu has no GIs or taxonomy to write: choose from "
+                             f"{', '.join(COLUMNS)}, std", param="columns")
         else:
             raise InputError(f"unknown column {w!r}: choose from {', '.join(COLUMNS)}, std", param="columns")
     return tuple(names)

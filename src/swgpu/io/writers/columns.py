@@ -10,8 +10,9 @@ each distinct value. Names and letters come as :class:`~.rows.Texts`.
 
 Each function returns the lines as one ``uint8`` array (UTF-8 text), or ``None`` when the batch
 needs something that only the record-by-record writers do (a SAM record of
-an empty alignment, a column such as ``stitle`` or ``positive``); the caller
-then writes those records one at a time.
+an empty alignment, a column such as ``stitle`` or ``positive``, or ``qseq``,
+``sseq``, ``btop`` without the letters); the caller then writes those records
+one at a time.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from .common import finite_or_none, format_bitscore, format_evalue
 from .rows import Rows, Texts
 from .sam import evalue_tag
 
-__all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "BATCH_COLUMNS"]
+__all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "aligned_texts", "btop_texts",
+           "group_lines", "BATCH_COLUMNS", "LETTER_COLUMNS"]
 
 
 def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Texts:
@@ -141,17 +143,89 @@ def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> 
     return Texts(out, offsets)
 
 
-#: The ``blast6`` columns a batch is written with here (the others: one record at a time).
-BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp", "strand", "sstrand"}
+#: The ``blast6`` columns a batch is written with here from its names alone.
+BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp", "strand", "sstrand", "qacc",
+                                             "qaccver", "sacc", "saccver", "sallseqid", "sallacc", "frames",
+                                             "qframe", "sframe"}
+#: Those written here given the letters of the queries and the targets too (the others: one record at a time).
+LETTER_COLUMNS = frozenset({"qseq", "sseq", "btop"})
+_QUERY_NAMES = frozenset({"qseqid", "qacc", "qaccver"})
+_TARGET_NAMES = frozenset({"sseqid", "sacc", "saccver", "sallseqid", "sallacc"})
+_BY_STRAND = {"strand": ["+", "-"], "sstrand": ["plus", "minus"], "frames": ["1/1", "1/-1"], "sframe": ["1", "-1"]}
 
 
-def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> np.ndarray | None:
+def aligned_texts(batch, index, qletters: Texts, tletters: Texts,
+                  complement: bytes = COMPLEMENT_BYTES) -> tuple[Texts, Texts]:
+    """``qseq`` and ``sseq`` of alignments ``index`` (in that order), as
+    :func:`.aligned.blast_aligned` gives them: ``qletters``, ``tletters`` the
+    queries and targets as read; on the minus strand both lines reverse-complemented
+    with ``complement`` (a 256-byte table)."""
+    from .. import kernels as K
+
+    index = np.asarray(index, dtype=np.int64)
+    first, last = batch.run_offset[index], batch.run_offset[index + 1]
+    minus = batch.strand[index].astype(np.bool_)
+    offsets = np.zeros(index.size + 1, dtype=np.int64)
+    np.cumsum(batch.matches[index] + batch.mismatches[index] + batch.gaps[index], out=offsets[1:])
+    table = np.frombuffer(complement, dtype=np.uint8)
+    qi, qs = batch.query_index[index], batch.query_start[index]
+    qbase = qletters.offsets[qi] + np.where(minus, batch.query_length[index] - 1 - qs, qs)
+    tbase = tletters.offsets[batch.target_index[index]] + batch.target_start[index]
+    parts = ranges(index.size)
+    out = []
+    for letters, base, query_side, gap in ((qletters, qbase, True, "D"), (tletters, tbase, False, "I")):
+        buf = np.empty(int(offsets[-1]), dtype=np.uint8)
+        run_ranges(lambda a, b: K.aligned_fill(batch.run_length, batch.run_op, first, last, letters.buffer, base,
+                                              minus, query_side, np.uint8(ord(gap)), table, offsets, buf, a, b),
+                   parts)
+        out.append(Texts(buf, offsets))
+    return out[0], out[1]
+
+
+def btop_texts(batch, index, qseq: Texts, sseq: Texts) -> Texts:
+    """``btop`` of alignments ``index`` (in that order), as :func:`.aligned.btop`
+    gives it, from their ``qseq`` and ``sseq`` (:func:`aligned_texts`)."""
+    from .. import kernels as K
+
+    index = np.asarray(index, dtype=np.int64)
+    first, last = batch.run_offset[index], batch.run_offset[index + 1]
+    minus = batch.strand[index].astype(np.bool_)
+    sizes = np.empty(index.size, dtype=np.int64)
+    parts = ranges(index.size)
+    run_ranges(lambda a, b: K.btop_sizes(batch.run_length, batch.run_op, first, last, minus, sizes, a, b), parts)
+    offsets = np.zeros(index.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    run_ranges(lambda a, b: K.btop_fill(batch.run_length, batch.run_op, first, last, minus, qseq.buffer,
+                                       sseq.buffer, qseq.offsets, offsets, out, a, b), parts)
+    return Texts(out, offsets)
+
+
+def group_lines(data: np.ndarray, query_index: np.ndarray):
+    """``(query, lines, count)`` of each run of consecutive lines of ``data``
+    (one line per entry of ``query_index``) that belong to one query."""
+    qi = np.asarray(query_index, dtype=np.int64)
+    if not qi.size:
+        return
+    ends = np.flatnonzero(np.asarray(data) == 10) + 1
+    starts = np.concatenate([[0], ends[:-1]])
+    cuts = np.concatenate([[0], np.flatnonzero(qi[1:] != qi[:-1]) + 1, [qi.size]]).tolist()
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        yield int(qi[a]), data[starts[a]:ends[b - 1]].tobytes(), b - a
+
+
+def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Texts | None = None,
+                 tletters: Texts | None = None, complement: bytes = COMPLEMENT_BYTES) -> np.ndarray | None:
     """``blast6`` lines (each ending in a line end) of the non-empty alignments
     of ``batch``, as :func:`.blast6.format_blast6` writes them, with
     ``columns`` (default :data:`~.blast6.BLAST6_COLUMNS`); ``None`` when a
-    column is not in :data:`BATCH_COLUMNS`."""
+    column is not in :data:`BATCH_COLUMNS`, or is one of :data:`LETTER_COLUMNS`
+    and the letters (``qletters``, ``tletters``: the queries and the targets
+    as read) are not given."""
     columns = BLAST6_COLUMNS if columns is None else tuple(columns)
-    if not set(columns) <= BATCH_COLUMNS:
+    if not set(columns) <= BATCH_COLUMNS | LETTER_COLUMNS:
+        return None
+    if LETTER_COLUMNS & set(columns) and (qletters is None or tletters is None):
         return None
     live = np.flatnonzero(batch.run_offset[1:] != batch.run_offset[:-1])
     n = live.size
@@ -166,14 +240,21 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> np.ndarra
     ts, te = col("target_start") + 1, col("target_end")
     sstart, send = np.where(minus, te, ts), np.where(minus, ts, te)
     matches, length = col("matches"), col("matches") + col("mismatches") + col("gaps")
+    aligned = aligned_texts(batch, live, qletters, tletters, complement) if LETTER_COLUMNS & set(columns) else None
     rows = Rows(n)
     for c, name in enumerate(columns):
         if c:
             rows.const("\t")
-        if name == "qseqid":
+        if name in _QUERY_NAMES:
             rows.text(qnames, col("query_index"))
-        elif name == "sseqid":
+        elif name in _TARGET_NAMES:
             rows.text(tnames, col("target_index"))
+        elif name in ("qseq", "sseq"):
+            rows.text(aligned[name == "sseq"])
+        elif name == "btop":
+            rows.text(btop_texts(batch, live, *aligned))
+        elif name == "qframe":
+            rows.const("1")
         elif name == "pident":
             top = int(length.max()) + 1 if n else 1
             texts, which = _by_value(matches * top + length, lambda v: _percent(v // top, v % top))
@@ -182,9 +263,8 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None) -> np.ndarra
             fmt = format_evalue if name == "evalue" else format_bitscore
             texts, which = _stat_texts(col(name), lambda v: fmt(finite_or_none(v)))
             rows.text(texts, which)
-        elif name in ("strand", "sstrand"):
-            rows.text(Texts.from_strings(["+", "-"] if name == "strand" else ["plus", "minus"]),
-                      minus.astype(np.int64))
+        elif name in _BY_STRAND:
+            rows.text(Texts.from_strings(_BY_STRAND[name]), minus.astype(np.int64))
         elif name == "cigar":
             rows.text(cigar_texts(batch, index=live))
         elif name in ("qcovs", "qcovhsp"):

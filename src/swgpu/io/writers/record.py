@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["AlignmentRecord", "ScoringLike"]
+__all__ = ["AlignmentRecord", "ScoringLike", "is_primary"]
 
 
 @runtime_checkable
@@ -29,6 +29,12 @@ class AlignmentRecord(Protocol):
     query when ``strand == "-"``. ``length`` is the number of alignment columns
     and ``empty`` is true when there are none. ``to_dict()`` gives the plain
     JSON fields, coordinates as in the API.
+
+    One attribute is optional (read with :func:`is_primary`, so it is not
+    part of the protocol's check): ``primary``, false for an alignment that
+    is not the best of its query -- a further HSP of a query-target pair, or
+    a further hit -- which SAM flags secondary (256). Without it an alignment
+    is primary.
     """
 
     @property
@@ -98,6 +104,16 @@ class AlignmentRecord(Protocol):
     def empty(self) -> bool: ...
 
     def to_dict(self) -> dict[str, Any]: ...
+
+
+def is_primary(a) -> bool:
+    """The optional ``primary`` attribute of an alignment record (default true).
+
+    >>> class Hsp: primary = False
+    >>> is_primary(Hsp()), is_primary(object())
+    (False, True)
+    """
+    return bool(getattr(a, "primary", True))
 
 
 @runtime_checkable

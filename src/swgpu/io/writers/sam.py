@@ -12,7 +12,7 @@ from typing import Iterable
 from ..._version import __version__
 from ...exceptions import InputError
 from .common import finite_or_none
-from .record import AlignmentRecord
+from .record import AlignmentRecord, is_primary
 
 __all__ = ["sam_targets", "sam_header", "format_sam", "sam_record", "evalue_tag"]
 
@@ -84,7 +84,8 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     query, it is reverse-complemented here). With it, SEQ is the whole query
     and the unaligned ends are soft-clipped (``S``); without it SEQ is ``*``
     and the ends are hard-clipped (``H``). ``secondary`` adds FLAG 256 (a
-    query's further hits). POS is ``target_start + 1``, MAPQ
+    query's further hits), as does an alignment whose optional ``primary``
+    attribute is false (:func:`~.record.is_primary`). POS is ``target_start + 1``, MAPQ
     255, QUAL ``*``; tags ``AS:i`` (score), ``NM:i`` (mismatches + gap
     columns) and ``ZE:Z`` (E-value, when known and finite: text, ``%.6g`` as
     in C, e.g. ``ZE:Z:3.4e-149``; a string, because ``f`` is single precision
@@ -101,7 +102,7 @@ def format_sam(a: AlignmentRecord, query_text=None, secondary: bool = False) -> 
     >>> format_sam(a).split("\\t")[5]
     '2H3=1I4=1H'
     """
-    return sam_record(a, query_text, secondary, a.empty)
+    return sam_record(a, query_text, secondary or not is_primary(a), a.empty)
 
 
 def evalue_tag(evalue: float | None) -> str:

@@ -6,10 +6,16 @@
     evalue bitscore``, then four extra columns: ``score`` (raw score),
     ``qlen``, ``slen`` and ``cigar``; or the columns named by ``columns``
     (:data:`~swgpu.io.writers.blast6.COLUMNS`). No header line unless asked for.
+``blast7``
+    BLAST ``-outfmt 7``: the same lines (by default BLAST's 12 standard
+    columns) with BLAST's comment lines around each query's rows
+    (:mod:`~swgpu.io.writers.blast7`).
 ``sam``
     SAM 1.6, one record per alignment, the query as the read and the target
     as the reference. The header lists every target, so the targets must be
     given up front.
+``bam``
+    The records of ``sam`` as BAM, through pysam (:mod:`~swgpu.io.writers.bam`).
 ``json``
     JSON lines: one object per alignment with every key of
     :meth:`Alignment.to_dict <swgpu.align.alignment.Alignment.to_dict>`.
@@ -64,17 +70,21 @@ import os
 from typing import IO, Collection, Iterable, Mapping
 
 from ...exceptions import InputError
-from .blast6 import blast6_header, format_blast6, parse_columns
+from .blast6 import STD_COLUMNS, blast6_header, format_blast6, outfmt_number, parse_columns
+from .blast7 import Blast7Report
 from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
 from .pairwise import format_pairwise, pairwise_file_header
-from .record import AlignmentRecord, ScoringLike
+from .bam import BamOutput, require_pysam
+from .record import AlignmentRecord, ScoringLike, is_primary
 from .sam import _header, _target_lengths, sam_record
 
 __all__ = ["FORMATS", "AlignmentWriter"]
 
 #: Output formats understood by :class:`AlignmentWriter`.
-FORMATS = ("blast6", "sam", "json", "pairwise")
+FORMATS = ("blast6", "blast7", "sam", "bam", "json", "pairwise")
+_TABULAR = ("blast6", "blast7")
+_SAM = ("sam", "bam")
 _CHUNK = 4096  # records handed to a temporary file at once
 
 
@@ -120,7 +130,17 @@ class AlignmentWriter(AtomicOutput):
     descriptions of ``targets`` given as sequences are used, and a target
     without one is shown by its name alone. ``secondary`` (``sam``): the
     records of a query after its first are flagged 256 (secondary), as for
-    the further hits of ``scan``.
+    the further hits of ``scan``; a record whose alignment has ``primary``
+    false is flagged 256 too (:mod:`~swgpu.io.writers.record`).
+
+    ``blast7``: ``queries`` (sequences, a batch of them, ``(name,
+    description)`` pairs or names) are the queries in order, each with its
+    block of comment lines, ``# 0 hits found`` for one without rows (more
+    with :meth:`add_queries`; without them, the queries of the rows);
+    ``database`` is the text of the ``# Database:`` lines (``None``: none).
+    The rows of a query are held until it is finished
+    (:meth:`finish_queries`, :meth:`finish_query`, or :meth:`close`), then
+    written after its comment lines. ``bam`` needs pysam.
 
     >>> from swgpu.align.alignment import Alignment
     >>> from swgpu.scoring import Scoring
@@ -136,7 +156,7 @@ class AlignmentWriter(AtomicOutput):
     >>> AlignmentWriter(None, "xml")
     Traceback (most recent call last):
     ...
-    swgpu.exceptions.InputError: format: unknown format 'xml': choose one of blast6, sam, json, pairwise
+    swgpu.exceptions.InputError: format: unknown format 'xml': choose one of blast6, blast7, sam, bam, json, pairwise
     """
 
     def __init__(
@@ -152,25 +172,42 @@ class AlignmentWriter(AtomicOutput):
         descriptions: Mapping[str, str] | None = None,
         secondary: bool = False,
         body_only: bool = False,
+        queries: Iterable | None = None,
+        database: str | None = None,
     ):
         fmt_norm = str(fmt).strip().lower()
         if fmt_norm not in FORMATS:
             raise InputError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", param="format")
-        if columns is not None and fmt_norm != "blast6":
-            raise InputError(f"columns apply to the blast6 format, not {fmt_norm}", param="columns")
+        if columns is not None and fmt_norm not in _TABULAR:
+            raise InputError(f"columns apply to the blast6 and blast7 formats, not {fmt_norm}", param="columns")
+        number = outfmt_number(columns)
+        if number is not None and fmt_norm in _TABULAR and number in (6, 7) and fmt_norm != f"blast{number}":
+            raise InputError(f"the {fmt_norm} format is BLAST's tabular format {fmt_norm[-1]}, not {number}: give "
+                             f"column names, optionally after {fmt_norm[-1]} (or write blast{number})",
+                             param="columns")
+        if fmt_norm == "bam":
+            if body_only:
+                raise InputError("body_only writes SAM records: give the sam format", param="format")
+            require_pysam()
         self.fmt = fmt_norm
         self.scoring = scoring
         self.program_line = program_line
         self.header = header
-        self.columns = parse_columns(columns) if fmt_norm == "blast6" else None
+        self.columns = None
+        if fmt_norm in _TABULAR:
+            self.columns = parse_columns(STD_COLUMNS if columns is None and fmt_norm == "blast7" else columns)
+        #: blast7: the queries, their rows and comment lines
+        self._report = Blast7Report(self.columns, database) if fmt_norm == "blast7" else None
+        if self._report is not None and queries is not None:
+            self._report.add_queries(queries)
         self.descriptions = None
-        if self.columns is not None and "stitle" in self.columns:
+        if self.columns is not None and {"stitle", "salltitles"} & set(self.columns):
             self.descriptions = _descriptions(descriptions, targets)
         self._targets: Collection[str] | None = None
         #: sam: the queries written so far, when their further records are flagged secondary
         self._seen: set[str] | None = set() if secondary else None
         preamble = ""
-        if fmt_norm == "sam" and not body_only:
+        if fmt_norm in _SAM and not body_only:
             if targets is None:
                 raise InputError("the sam format needs the targets (name, length) up front for its @SQ header",
                                  param="targets")
@@ -182,7 +219,7 @@ class AlignmentWriter(AtomicOutput):
         elif header and fmt_norm == "pairwise":
             preamble = pairwise_file_header(program_line, scoring)
 
-        self._out = OutputFile(path)
+        self._out = BamOutput(path) if fmt_norm == "bam" else OutputFile(path)
         self.path = self._out.path
         self.count = 0
         #: records not yet handed to a temporary file (nothing else reads or writes it before close)
@@ -196,7 +233,7 @@ class AlignmentWriter(AtomicOutput):
 
     def _format(self, alignment: AlignmentRecord, query_text) -> str | None:
         """The text for one alignment in this writer's format; ``None`` when nothing is written."""
-        if self.fmt == "sam":
+        if self.fmt in _SAM:
             empty = alignment.empty
             if not empty and self._targets is not None and alignment.target not in self._targets:
                 raise ValueError(f"target {alignment.target!r} is not among the targets of the SAM header")
@@ -204,20 +241,26 @@ class AlignmentWriter(AtomicOutput):
             if self._seen is not None and not empty:
                 later = alignment.query in self._seen
                 self._seen.add(alignment.query)
-            return sam_record(alignment, query_text, later, empty, "\n")
-        if self.fmt == "blast6":
+            return sam_record(alignment, query_text, later or not is_primary(alignment), empty, "\n")
+        if self.fmt in _TABULAR:
             return None if alignment.empty else format_blast6(alignment, self.columns, self.descriptions) + "\n"
         if self.fmt == "json":
             return format_json(alignment) + "\n"
         return format_pairwise(alignment, self.scoring)
 
-    def write(self, alignment: AlignmentRecord, query_text=None) -> None:
+    def write(self, alignment: AlignmentRecord, query_text=None, query: int | None = None) -> None:
         """Write one alignment. ``query_text`` (``str`` or sequence, the query as
-        read) only matters for ``sam``: with it SEQ is the whole query."""
+        read) only matters for ``sam``: with it SEQ is the whole query.
+        ``query`` (``blast7``): the index of its query among the queries
+        (default: the first not finished query of its name)."""
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
         text = self._format(alignment, query_text)
         if text is None:
+            return
+        if self._report is not None:
+            self._report.add_rows(text.encode("utf-8"), 1, name=alignment.query, index=query)
+            self.count += 1
             return
         pending = self._pending
         if pending is None:
@@ -239,34 +282,84 @@ class AlignmentWriter(AtomicOutput):
             n += 1
         return n
 
-    def write_columns(self, batch, qnames, tnames, qletters=None) -> bool:
+    @property
+    def letters(self) -> tuple[bool, bool]:
+        """Whether :meth:`write_columns` needs the query letters and the target letters."""
+        aligned = self.columns is not None and bool({"qseq", "sseq", "btop"} & set(self.columns))
+        return self.fmt in _SAM or aligned, aligned
+
+    def write_columns(self, batch, qnames, tnames, qletters=None, tletters=None, query_offset=None) -> bool:
         """Write a whole batch of alignments given as columns (the arrays of
-        :class:`~swgpu.align.batch.AlignmentBatch`; names and query letters as
+        :class:`~swgpu.align.batch.AlignmentBatch`; names and letters as
         :class:`~swgpu.io.texts.Texts` indexed by its query and target indexes), as
-        :meth:`write` would write each, in compiled code (``sam`` and ``blast6``).
-        Returns False, having written nothing, when this format or batch needs
-        the record-by-record writer (then :meth:`write` each alignment)."""
-        from .columns import blast6_lines, sam_lines
+        :meth:`write` would write each, in compiled code (``sam``, ``bam``,
+        ``blast6``, ``blast7``; :attr:`letters` says which letters are needed).
+        ``query_offset`` (``blast7``): alignment ``k`` belongs to the query
+        ``query_offset + batch.query_index[k]`` of the writer's queries (default:
+        to the first not finished query of its name). Returns False, having
+        written nothing, when this format or batch needs the record-by-record
+        writer (then :meth:`write` each alignment)."""
+        import numpy as np
+
+        from .columns import blast6_lines, group_lines, sam_lines
 
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
-        if self.fmt == "sam" and self._seen is None:
+        if self.fmt in _SAM and self._seen is None:
             if self._targets is not None:  # a header of names: every target must be among them
                 names = tnames.strings()
                 if any(names[i] not in self._targets for i in batch.target_index.tolist()):
                     return False
-            data = sam_lines(batch, qnames, tnames, qletters)
-        elif self.fmt == "blast6":
-            data = blast6_lines(batch, qnames, tnames, self.columns)
+            primary = getattr(batch, "primary", None)
+            data = sam_lines(batch, qnames, tnames, qletters, secondary=None if primary is None else ~primary)
+        elif self.fmt in _TABULAR:
+            data = blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters)
         else:
             return False
         if data is None:
             return False
+        live = batch.run_offset[1:] != batch.run_offset[:-1]  # (blast6 writes no line for an empty alignment)
+        if self._report is not None:
+            for qi, lines, count in group_lines(data, batch.query_index[live]):
+                index = None if query_offset is None else query_offset + qi
+                name = None if index is not None else qnames.take(np.array([qi])).strings()[0]
+                self._report.add_rows(lines, count, name=name, index=index)
+            self.count += int(live.sum())
+            return True
         self._flush()
         self._out.write_bytes(data)
-        live = batch.run_offset[1:] != batch.run_offset[:-1]  # (blast6 writes no line for an empty alignment)
-        self.count += len(live) if self.fmt == "sam" else int(live.sum())
+        self.count += len(live) if self.fmt in _SAM else int(live.sum())
         return True
+
+    # ------------------------------------------------------------- blast7: the queries
+    def add_queries(self, queries) -> int:
+        """``blast7``: more queries, after those known (sequences, a batch of them,
+        ``(name, description)`` pairs or names); returns the index of the first
+        (other formats: nothing to do, 0)."""
+        return 0 if self._report is None else self._report.add_queries(queries)
+
+    def finish_queries(self, count: int) -> None:
+        """``blast7``: the first ``count`` queries have all their alignments: their
+        blocks are written (other formats: nothing to do)."""
+        if self._report is not None:
+            self._report.finish_first(count)
+            self._write_ready()
+
+    def finish_query(self, query: str | int) -> None:
+        """``blast7``: query ``query`` (an index, or the first not finished query of
+        that name) has all its alignments; its block is written once those
+        of the queries before it are."""
+        if self._report is not None:
+            if isinstance(query, str):
+                self._report.finish_name(query)
+            else:
+                self._report.finish(int(query))
+            self._write_ready()
+
+    def _write_ready(self) -> None:
+        data = self._report.ready()
+        if data:
+            self._out.write_bytes(data)
 
     def _flush(self) -> None:
         if self._pending:
@@ -277,6 +370,8 @@ class AlignmentWriter(AtomicOutput):
     def close(self) -> None:
         """Finish: flush, and for a file path move the temporary file onto the path."""
         self._flush()  # a failed write removes the temporary file (OutputFile.write)
+        if self._report is not None and not self._out.closed:
+            self._out.write_bytes(self._report.end())
         self._out.close()
 
     def abort(self) -> None:
