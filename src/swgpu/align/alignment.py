@@ -111,6 +111,9 @@ class Alignment:
     strand: str = "+"
     #: False for a further alignment of a query-target pair (``max_hsps``), after its best.
     primary: bool = True
+    #: Query residues in any alignment of this query and target, where there are
+    #: several (``max_hsps``; BLAST's ``qcovs``); ``None``: this alignment's own.
+    query_covered: int | None = None
 
     @property
     def length(self) -> int:

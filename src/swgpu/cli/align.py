@@ -25,6 +25,9 @@ def add_parser(subparsers) -> None:
     add_strand(p, "both")
     p.add_argument("--min-score", type=non_negative_int, default=1,
                    help="report alignments scoring at least this, >= 0 (default 1; 0 also writes empty ones)")
+    p.add_argument("--max-hsps", type=positive_int, default=1, metavar="N",
+                   help="alignments per query-target pair, >= 1 (default 1): the best, then the next best sharing "
+                        "no aligned pair with one before it (Waterman-Eggert), on the strand of the best")
     g = p.add_argument_group("genome scale (long sequences; --ends turns it on)")
     g.add_argument("--ends", type=positive_int, default=None, metavar="K",
                    help="report the K best end points of each query along the targets (as one long sequence, "
@@ -60,6 +63,9 @@ def run(args) -> int:
     if args.query == args.target == "-":
         raise InputError("the query and the target cannot both be standard input (-)")
     if args.ends is not None:
+        if args.max_hsps > 1:
+            raise InputError("applies to pairs, not with --ends: genome-scale alignment reports its end "
+                             "points (--ends, --alignments)", param="max_hsps")
         with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
             return run_long(args, executor)
     if args.scheduler is not None or args.workers is not None:
@@ -74,6 +80,13 @@ def run(args) -> int:
     queries, targets, scoring = _read(args)
     report.phase("read")
     total = sum(len(q) for q in queries) * sum(len(t) for t in targets)
+    if args.max_hsps > 1:
+        with report.progress(total, "aligning"):
+            written = _write_hsps(args, scoring, queries, targets, report)
+        report.phase("traceback+write")
+        report.summary(f"{plural(len(queries), 'query')} x {plural(len(targets), 'target')}, "
+                       f"{plural(written, 'alignment')} written")
+        return 0
     qb, tb = (SequenceBatch.from_sequences(seqs) for seqs in (queries, targets))
     batches = align_batches(qb, tb, scoring, device=args.device, threads=args.threads, on_done=report.advance,
                             strand=args.strand)
@@ -113,6 +126,24 @@ def _write(args, scoring, batches, queries, targets, sequences) -> int:
                 write_batch(writer, batch, queries, targets, scoring, query_offset=0)
             writer.finish_queries(done)  # (blast7: their blocks are written)
     return writer.count
+
+
+def _write_hsps(args, scoring, queries, targets, report) -> int:
+    """Each pair's alignments (``--max-hsps``), record by record, those scoring at least ``--min-score``."""
+    from ..workloads.align import align_all
+
+    found = align_all(queries, targets, scoring, device=args.device, threads=args.threads, on_done=report.advance,
+                      strand=args.strand, max_hsps=args.max_hsps)
+
+    def rows():
+        pair = -1
+        for a in found:
+            pair += a.primary  # a pair's alignments follow its first
+            if a.score >= args.min_score:
+                k = pair // len(targets)
+                yield a, queries[k].text, k
+
+    return write_alignments(args, scoring, rows(), targets=targets, queries=queries)
 
 
 def _read(args):

@@ -25,6 +25,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--evalue", type=positive_float, default=None,
                    help="report only hits with E-value at most this, > 0 (default 10 when the scoring has "
                         "E-values and no --min-score is given; without E-values giving it is an error)")
+    p.add_argument("--max-hsps", type=positive_int, default=None, metavar="N",
+                   help="hits per query on one sequence of the genome file, both strands together, >= 1 "
+                        "(default: no limit but --top)")
     p.add_argument("--method", choices=["auto", "rowscan"], default="auto",
                    help="how end points are found: auto (the fastest exact method) or rowscan (the row-parallel "
                         "scan); both report the same hits")
@@ -69,7 +72,7 @@ def _scan(args, executor) -> int:
     total = sum(len(q) for q in queries) * letters * strands
     with report.progress(total, f"scanning {plural(len(genome), 'sequence')}"):
         results = scanner.scan(queries, genome, top=args.top, min_score=args.min_score, evalue=evalue,
-                               strand=args.strand, on_progress=report.advance)
+                               strand=args.strand, on_progress=report.advance, max_hsps=args.max_hsps)
     report.phase("score", scanner.score_seconds)
     report.phase("traceback", scanner.traceback_seconds)
     written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],

@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--evalue", type=positive_float, default=None,
                    help="report only hits with E-value at most this, > 0 (default 10 when the scoring has "
                         "E-values, as in BLAST; without E-values no cut-off, and giving it is an error)")
+    p.add_argument("--max-hsps", type=positive_int, default=1, metavar="N",
+                   help="alignments per query and database sequence (and strand), >= 1 (default 1): the best, then "
+                        "the next best sharing no aligned pair with one before it (Waterman-Eggert), within --evalue")
     add_scoring(p, "the database")
     add_output(p, "blast6")
     add_device(p)
@@ -78,9 +81,10 @@ def _search(args, report, db, queries, scoring, executor) -> int:
     batch = {"batch": 1} if searcher.device == "cpu" and executor is None else {}
     with searcher, report.progress(total, f"searching {plural(len(db), 'sequence')}"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
+                                       max_hsps=args.max_hsps,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
     report.phase("score", searcher.score_seconds)
-    report.phase("traceback", searcher.traceback_seconds)
+    report.phase("traceback", searcher.traceback_seconds + searcher.further_seconds)
     written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
                                descriptions=_descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ()))),
                                queries=[r.query for r in results])

@@ -39,7 +39,7 @@ from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
 from .strands import oriented
 
-__all__ = ["PairJob", "Traceback", "further_alignments"]
+__all__ = ["PairJob", "Traceback", "further_alignments", "with_further"]
 
 
 @dataclass
@@ -105,6 +105,25 @@ def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring
         return found
 
     return executor.map(more, range(len(jobs)))
+
+
+def with_further(alignments: list[Alignment], more: list[list[Alignment]]) -> list[Alignment]:
+    """Each alignment followed by its further ones (:func:`further_alignments`);
+    where a pair has several, each gets ``query_covered``: the query residues
+    in any of them (the union of their query intervals)."""
+    out: list[Alignment] = []
+    for first, rest in zip(alignments, more):
+        group = [first, *rest]
+        if rest:
+            spans = sorted((a.query_start, a.query_end) for a in group)
+            covered, end = 0, -1
+            for a, b in spans:
+                covered += max(0, b - max(a, end))
+                end = max(end, b)
+            for a in group:
+                a.query_covered = covered
+        out += group
+    return out
 
 
 def _window(target: Sequence, start: int, end: int) -> Sequence:
@@ -275,7 +294,7 @@ class Traceback:
         t0 = time.perf_counter()
         more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, further, evalue)
         self.seconds += time.perf_counter() - t0
-        return [a for first, rest in zip(alignments, more) for a in (first, *rest)]
+        return with_further(alignments, more)
 
     def _orient(self, job: PairJob) -> tuple[Sequence, str]:
         if job.strand != "both":

@@ -97,3 +97,18 @@ def test_max_hsps_must_be_a_positive_whole_number(two_domain_db, bad):
     db, query = two_domain_db
     with pytest.raises(InputError, match="max_hsps"):
         Searcher(db, Scoring.default("protein"), device="cpu").search_one(query, max_hsps=bad)
+
+
+def test_qcovs_counts_the_query_in_any_alignment_of_the_pair():
+    from swgpu.io.writers.blast6 import format_blast6
+
+    rng = np.random.default_rng(4)
+    a, b = ("".join(rng.choice(list(PROTEIN), 50)) for _ in range(2))
+    filler = "".join(rng.choice(list(PROTEIN), 80))
+    query = Sequence.from_text("q", a + b, "protein")
+    target = Sequence.from_text("t", b + filler + a, "protein")  # the domains swapped: no one alignment holds both
+    got = list(align_all([query], [target], Scoring.default("protein"), device="cpu", max_hsps=2))
+    assert len(got) == 2 and {(x.query_start, x.query_end) for x in got} == {(0, 50), (50, 100)}
+    assert [format_blast6(x, "qcovs qcovhsp") for x in got] == ["100\t50", "100\t50"]
+    (alone,) = list(align_all([query], [target], Scoring.default("protein"), device="cpu"))
+    assert format_blast6(alone, "qcovs qcovhsp") == "50\t50"

@@ -59,6 +59,11 @@ def _coverage(a: AlignmentRecord, c: _Line) -> str:
     return "%d" % int(100.0 * (c.qend - c.qstart + 1) / a.query_length + 0.5)
 
 
+def _subject_coverage(a: AlignmentRecord, c: _Line) -> str:
+    covered = getattr(a, "query_covered", None)  # optional: several alignments of the pair
+    return _coverage(a, c) if covered is None else "%d" % int(100.0 * covered / a.query_length + 0.5)
+
+
 #: Every column :func:`format_blast6` knows: name -> (value of a record, what it is).
 COLUMNS: dict[str, tuple[Callable[[AlignmentRecord, _Line], object], str]] = {
     "qseqid": (lambda a, c: a.query, "query name"),
@@ -81,8 +86,8 @@ COLUMNS: dict[str, tuple[Callable[[AlignmentRecord, _Line], object], str]] = {
     "positive": (lambda a, c: _positives(a), "positive-scoring columns"),
     "ppos": (lambda a, c: _percent(_positives(a), a.length), "percent positive-scoring columns"),
     "gaps": (lambda a, c: a.gaps, "gap columns"),
-    "qcovs": (_coverage, "percent of the query in this alignment"),
-    "qcovhsp": (_coverage, "the same as qcovs"),
+    "qcovs": (_subject_coverage, "percent of the query in any alignment of this query and target"),
+    "qcovhsp": (_coverage, "percent of the query in this alignment"),
     "stitle": (lambda a, c: c.title, "target name and description"),
     "strand": (lambda a, c: a.strand, "+ or - (query reverse-complemented)"),
     "sstrand": (lambda a, c: "minus" if a.strand == "-" else "plus", "plus or minus, as BLAST writes it"),

@@ -30,11 +30,12 @@ class AlignmentRecord(Protocol):
     and ``empty`` is true when there are none. ``to_dict()`` gives the plain
     JSON fields, coordinates as in the API.
 
-    One attribute is optional (read with :func:`is_primary`, so it is not
-    part of the protocol's check): ``primary``, false for an alignment that
+    Two attributes are optional (not part of the protocol's check):
+    ``primary`` (read with :func:`is_primary`), false for an alignment that
     is not the best of its query -- a further HSP of a query-target pair, or
-    a further hit -- which SAM flags secondary (256). Without it an alignment
-    is primary.
+    a further hit -- which SAM flags secondary (256); without it an alignment
+    is primary. ``query_covered``: the query residues in any alignment of
+    this query and target (``qcovs``), where there are several.
     """
 
     @property

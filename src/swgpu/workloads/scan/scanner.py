@@ -39,7 +39,7 @@ from ...parallel.executors import ThreadExecutor
 from ...scoring import Scoring, Statistics
 from ..genome.tasks import distributed, find_end_points, trace_ends
 from ..genome.windows import genome_codes
-from ..limits import check_int32
+from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 
 __all__ = ["Scanner", "ScanResult", "cull", "trace_best", "CANDIDATES_PER_HIT", "METHODS"]
@@ -57,30 +57,37 @@ class ScanResult:
     hits: list[Alignment]
 
 
-def cull(hits: list[Alignment], top: int) -> list[Alignment]:
+def cull(hits: list[Alignment], top: int, max_hsps: int | None = None) -> list[Alignment]:
     """The ``top`` best hits that do not overlap a better one on the same
-    target and strand (see the module docs for the order)."""
+    target and strand (see the module docs for the order); with ``max_hsps``,
+    at most that many on one target (both strands)."""
     order = sorted(hits, key=lambda h: (-h.score, h.strand != "+", h.target, h.target_start, h.target_end))
     kept: list[Alignment] = []
+    per_target: dict[str, int] = {}
     for h in order:
         if h.score <= 0:
+            continue
+        if max_hsps is not None and per_target.get(h.target, 0) >= max_hsps:
             continue
         if any(k.target == h.target and k.strand == h.strand and h.target_start < k.target_end
                and k.target_start < h.target_end for k in kept):
             continue
         kept.append(h)
+        per_target[h.target] = per_target.get(h.target, 0) + 1
         if len(kept) == top:
             break
     return kept
 
 
-def trace_best(ends: list[list[tuple]], top: int, trace: Callable[[list], list[Alignment]]) -> list[list[Alignment]]:
+def trace_best(ends: list[list[tuple]], top: int, trace: Callable[[list], list[Alignment]],
+               max_hsps: int | None = None) -> list[list[Alignment]]:
     """Alignments of the end points ``ends[k]`` of each query ``k`` (tuples
     whose last item is the score), as many as :func:`cull` needs: traced by
     ``trace`` in rounds, best first (``top`` a query, then twice as many each
     round), until ``cull(traced, top)`` is the same as over every end point:
     the traced alignments scoring above the best untraced end point already
-    give ``top`` hits (they come first in ``cull``'s order), or none is left."""
+    give ``top`` hits (they come first in ``cull``'s order, which is greedy:
+    later hits change nothing before them), or none is left."""
     order = [sorted(e, key=lambda x: -x[-1]) for e in ends]
     upto = [0] * len(ends)
     traced: list[list[Alignment]] = [[] for _ in ends]
@@ -95,7 +102,7 @@ def trace_best(ends: list[list[tuple]], top: int, trace: Callable[[list], list[A
             upto[k] = min(len(order[k]), upto[k] + take)
             if upto[k] < len(order[k]):
                 best_left = order[k][upto[k]][-1]
-                if len(cull([a for a in traced[k] if a.score > best_left], top)) < top:
+                if len(cull([a for a in traced[k] if a.score > best_left], top, max_hsps)) < top:
                     pending.append(k)
         active = pending
         take *= 2
@@ -148,13 +155,16 @@ class Scanner:
 
     def scan(self, queries: Seq[Sequence], genome: Seq[Sequence], top: int = 10, min_score: int | None = None,
              evalue: float | None = None, strand: str = "both",
-             on_progress: Callable[[int], None] | None = None) -> list[ScanResult]:
+             on_progress: Callable[[int], None] | None = None, max_hsps: int | None = None) -> list[ScanResult]:
         """Hits of each query along the ``genome`` records (``min_score`` and
-        ``evalue`` both given: both must hold; neither: every positive score).
+        ``evalue`` both given: both must hold; neither: every positive score;
+        ``max_hsps``: at most that many hits of a query on one record, both strands together).
         ``on_progress(cells)`` as the end-point search advances."""
         queries, genome = list(queries), list(genome)
         if top < 1:
             raise InputError("must be at least 1", param="top")
+        if max_hsps is not None:
+            check_max_hsps(max_hsps)
         sc = self.scoring
         sc.check_sequences(list(queries) + genome)
         signs = strands_for(strand, sc.alphabet)
@@ -181,11 +191,11 @@ class Scanner:
             per_query_ends[k].extend((q, sign, col, score) for col, score in zip(cols.tolist(), scores.tolist()))
         span_of = lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)  # noqa: E731
         per_query = trace_best(per_query_ends, top, lambda ends: trace_ends(
-            self.tracer, self.executor, self.cluster, base, genome, bounds, ends, span_of))
+            self.tracer, self.executor, self.cluster, base, genome, bounds, ends, span_of), max_hsps)
         residues = int(bounds[-1])
         out = []
         for k, q in enumerate(queries):
-            hits = cull(per_query[k], top)
+            hits = cull(per_query[k], top, max_hsps)
             self.statistics.annotate(hits, len(q), residues, len(genome))
             out.append(ScanResult(q, hits))
         self.score_seconds = t1 - t0

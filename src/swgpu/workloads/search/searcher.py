@@ -43,7 +43,7 @@ from ...parallel.executors import Executor, ThreadExecutor
 from ...scoring import Scoring, Statistics
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
-from ..tracing import PairJob, Traceback, further_alignments
+from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .cluster import ClusterParts
 from .placement import Shard, devices, gather_scores, partition_by_residues
 
@@ -233,7 +233,7 @@ class Searcher:
         more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, max_hsps - 1,
                                   evalue)
         self.further_seconds += time.perf_counter() - t0
-        return [a for first, rest in zip(alignments, more) for a in (first, *rest)]
+        return with_further(alignments, more)
 
     def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
               evalue: float | None) -> tuple[list[PairJob], np.ndarray]:
