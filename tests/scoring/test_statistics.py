@@ -194,7 +194,7 @@ def test_untabulated_settings(blosum62, tmp_path):
     modified = ScoreMatrix.load(path)
     assert modified.name == "BLOSUM62"
     assert lookup(Scoring(modified, 12, 1)) is None
-    stats = Statistics.for_scoring(Scoring(blosum62, 11, 11))
+    stats = Statistics.for_scoring(Scoring(blosum62, 11, 11), estimate=False)   # tables only
     assert not stats.available and stats.params is None
     assert math.isnan(stats.bitscore(50))
     assert math.isnan(stats.evalue(50, 300, 10**6, 1000))
@@ -346,7 +346,7 @@ def test_annotate_each_equals_annotate_one_by_one(gaps):
 
 
 def test_annotate_each_without_statistics_and_with_a_bad_space():
-    untabulated = Statistics.for_scoring(Scoring.default("dna"))
+    untabulated = Statistics.for_scoring(Scoring.default("dna"), estimate=False)
     alignments = [_plain(10)]
     untabulated.annotate_each(alignments, [(10, 10, 1)])
     assert alignments[0].evalue is None

@@ -10,18 +10,19 @@ each of those matrices, and the blastn tables for match/mismatch scores
 (reward/penalty 1/-1, 1/-2, 1/-3, 1/-4, 1/-5, 2/-3, 2/-5, 2/-7, 3/-2, 3/-4,
 4/-5 and 5/-4, plus their multiples, as BLAST allows).
 
-**Only tabulated scoring systems get E-values.** Any other matrix (NUC.4.4, a
-matrix file, a scaled matrix), any gap costs not in the table (for example
-linear gaps with a protein matrix) and match/mismatch pairs BLAST does not list
-have no statistics here: :func:`lookup` returns ``None``. Estimating
-``lambda`` and ``K`` for an arbitrary scoring system by simulation (random
-sequence pairs, extreme-value fit) is *not* done. The one computed row is the
+This module holds the *tables*: any other matrix (a scaled matrix, a file of
+other scores), gap costs not in the table (for example linear gaps with a
+protein matrix) and match/mismatch pairs BLAST does not list are not here:
+:func:`lookup` returns ``None`` and :func:`swgpu.scoring.estimated.parameters`
+estimates them by simulation instead (so every scoring system gets E-values,
+see :mod:`swgpu.scoring.statistics`). The one computed row here is the
 ungapped one for match/mismatch DNA scoring, which has an exact solution (see
-:func:`nucleotide_ungapped`).
+:func:`nucleotide_ungapped`; :mod:`swgpu.scoring.ungapped` does any matrix).
 
-A protein matrix is found by its name and must hold that matrix's scores; DNA
-match/mismatch scoring is recognised by its values
-(:attr:`~swgpu.scoring.ScoreMatrix.match_mismatch_scores`), whatever its name.
+Matrices are recognised by their values, never their names: a protein matrix
+by its scores among the 20 standard amino acids (:func:`tabulated_name`), DNA
+match/mismatch scoring by its scores among ``A C G T`` (so NUC.4.4, which
+scores the bases as 5/-4, uses blastn's 5/-4 table).
 
 Gap costs: swgpu against BLAST
 ------------------------------
@@ -79,17 +80,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matrices import ScoreMatrix
     from .scoring import Scoring
 
+#: Names read from the data file on first use (module ``__getattr__``).
+_LAZY = ("PROTEIN_MATRICES", "NUCLEOTIDE_PAIRS")
+
 __all__ = [
     "INT2_MAX",
     "KarlinAltschul",
-    "PROTEIN_MATRICES",
-    "NUCLEOTIDE_PAIRS",
     "lookup",
     "lookup_blast",
     "ungapped",
     "nucleotide_ungapped",
     "parse_match_mismatch",
-]
+    "tabulated_name",
+] + list(_LAZY)
 
 
 def __getattr__(name: str):
@@ -255,17 +258,22 @@ def nucleotide_ungapped(reward: int, penalty: int) -> KarlinAltschul:
                           f"computed ungapped, reward {reward} penalty {penalty}, equal base frequencies")
 
 
-def _is_tabulated_protein(matrix: "ScoreMatrix") -> bool:
-    """True when a protein matrix is called like a tabulated one and holds
-    that matrix's scores (a file that merely has the name does not count)."""
-    name = str(matrix.name).strip().upper()
-    if name not in blast_tables().protein or getattr(matrix.alphabet, "name", None) != "protein":
-        return False
-    ref = _canonical_protein(name)
-    if ref is None:  # pragma: no cover - Biopython missing or broken
-        return True
-    n = ref.shape[0]
-    return bool(np.array_equal(np.asarray(matrix.values)[:n, :n], ref))
+def tabulated_name(matrix: "ScoreMatrix") -> str | None:
+    """The tabulated protein matrix whose scores among the 20 standard amino
+    acids ``matrix`` holds, whatever ``matrix`` is called; else None.
+
+    >>> from swgpu.scoring import ScoreMatrix
+    >>> tabulated_name(ScoreMatrix.load("PAM30")), tabulated_name(ScoreMatrix.load("NUC.4.4"))
+    ('PAM30', None)
+    """
+    if getattr(matrix.alphabet, "name", None) != "protein":
+        return None
+    block = np.asarray(matrix.values)[:20, :20]
+    for name in blast_tables().protein:
+        ref = _canonical_protein(name)
+        if ref is not None and np.array_equal(block, ref):
+            return name
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -276,25 +284,41 @@ def _canonical_protein(name: str) -> np.ndarray | None:
         from .matrices import ScoreMatrix
 
         return np.asarray(ScoreMatrix.load(name, "protein").values)[:20, :20].copy()
-    except Exception:  # pragma: no cover - Biopython missing or broken
+    except Exception:  # pragma: no cover - a bundled file missing
         return None
 
 
+def _acgt_match_mismatch(matrix: "ScoreMatrix") -> tuple[int, int] | None:
+    """``(match, mismatch)`` when the four bases score as match/mismatch
+    scoring (the statistics see only ``A C G T``), else None."""
+    pair = matrix.match_mismatch_scores
+    if pair is not None or getattr(matrix.alphabet, "name", None) != "dna":
+        return pair
+    v = np.asarray(matrix.values)[:4, :4]
+    match, mismatch = int(v[0, 0]), int(v[0, 1])
+    expected = np.full((4, 4), mismatch)
+    np.fill_diagonal(expected, match)
+    return (match, mismatch) if np.array_equal(v, expected) else None
+
+
 def lookup(scoring: "Scoring") -> KarlinAltschul | None:
-    """Karlin-Altschul parameters for a :class:`~swgpu.scoring.Scoring`, or None.
+    """BLAST's tabulated Karlin-Altschul parameters for a
+    :class:`~swgpu.scoring.Scoring`, or None.
 
     swgpu's ``(gap_open, gap_extend)`` become BLAST's ``(gap_open - gap_extend,
-    gap_extend)``. DNA match/mismatch scoring (recognised by the matrix's
-    values, :attr:`~swgpu.scoring.ScoreMatrix.match_mismatch_scores`) selects
-    the blastn tables; otherwise the matrix is found by name, a tabulated
-    protein matrix that must hold that matrix's scores. See the module notes
-    for when ungapped values are used.
+    gap_extend)``. Matrices are recognised by their values, never their names:
+    DNA scoring whose four bases score as match/mismatch selects the blastn
+    tables; a protein matrix holding a tabulated matrix's scores among the 20
+    standard amino acids (:func:`tabulated_name`) selects that matrix's table.
+    See the module notes for when ungapped values are used. For every other
+    scoring see :func:`swgpu.scoring.estimated.parameters`.
     """
     matrix = scoring.matrix
     existence, extension = scoring.gap_open - scoring.gap_extend, scoring.gap_extend
-    pair = matrix.match_mismatch_scores
+    pair = _acgt_match_mismatch(matrix)
     if pair is not None:
         return _nucleotide_lookup(pair[0], pair[1], existence, extension)
-    if _is_tabulated_protein(matrix):
-        return _protein_lookup(str(matrix.name).strip().upper(), existence, extension)
+    name = tabulated_name(matrix)
+    if name is not None:
+        return _protein_lookup(name, existence, extension)
     return None

@@ -9,12 +9,20 @@ Karlin-Altschul parameters ``lambda`` and ``K`` of the scoring system:
   score ``S`` or more expected by chance, where ``m' * n'`` is the *effective*
   search space (below).
 
-The parameters are BLAST's tabulated ones (:mod:`swgpu.scoring.karlin`, which
-says which scoring systems have them and how gap costs map to BLAST's); **only
-tabulated scoring systems get E-values**: for any other, :class:`Statistics`
-reports ``available == False`` with NaN values. For some blastn
-reward/penalty pairs (:attr:`KarlinAltschul.round_down`) :func:`evalue` rounds
-an odd score down to even first, as BLAST does; :func:`bitscore` never rounds.
+Every scoring system has parameters (:func:`swgpu.scoring.estimated.parameters`):
+BLAST's tabulated ones where they exist (:mod:`swgpu.scoring.karlin`, which
+says which scoring systems have them and how gap costs map to BLAST's), else
+an estimate by simulation (:mod:`swgpu.scoring.simulation`, cached on disk by
+:mod:`swgpu.scoring.karlin_cache`). Only a scoring system without a
+logarithmic regime (expected score not negative, or gaps cheap enough that
+scores grow with length) has none: :class:`Statistics` then reports
+``available == False`` with NaN values. For some blastn reward/penalty pairs,
+and simulated scorings that favour even scores
+(:attr:`KarlinAltschul.round_down`), :func:`evalue` rounds an odd score down
+to even first, as BLAST does; :func:`bitscore` never rounds. A search may
+instead take its E-values from its own scores, as SSEARCH does
+(:meth:`Statistics.search_evalues`, :mod:`swgpu.scoring.search_fit`);
+docs/statistics.md compares the routes.
 
 Effective lengths
 -----------------
@@ -29,7 +37,8 @@ found by BLAST's bracketed fixed-point iteration (at most 20 steps), kept small
 enough that ``K * (m - l) * (n - N * l) > max(m, n)``. The search space is then
 ``(m - l) * max(1, n - N * l)``. With ``length_correction=False`` it is plain
 ``m * n``. Ungapped rows use ``alpha = lambda / H`` with the table's ``beta``
-(protein) or BLAST's ungapped blastn ``beta`` (-2 for 1/-1 and 2/-3, else 0).
+(protein) or BLAST's ungapped blastn ``beta`` (-2 for 1/-1 and 2/-3, else 0);
+simulated parameters their own fitted ``alpha`` and ``beta``.
 
 Differences from the programs' printed numbers
 ----------------------------------------------
@@ -38,8 +47,8 @@ run as ``blastp -comp_based_stats 0`` with the environment variable
 ``OLD_FSC`` set. By default blastp rescales scores with composition-based
 statistics and applies a finite-size correction to E-values, neither of which
 is done here; its bit scores are the plain ones above. SSEARCH by default
-estimates ``lambda`` and ``K`` from the scores of the search itself, not from
-these tables, so its bit scores and E-values differ too.
+estimates its extreme-value parameters from the scores of the search itself
+(:meth:`Statistics.search_evalues` does the same).
 
 >>> from swgpu.scoring import ScoreMatrix, Scoring
 >>> blosum62 = ScoreMatrix.load("BLOSUM62")
@@ -64,6 +73,7 @@ True
 from __future__ import annotations
 
 import math
+import threading
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
@@ -77,16 +87,19 @@ from .karlin import (  # noqa: F401 - re-exported
     lookup_blast,
     nucleotide_ungapped,
     parse_match_mismatch,
+    tabulated_name,
     ungapped,
 )
+from .search_fit import SearchFit, fit_search
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring import Scoring
 
 # The look-ups of swgpu.scoring.karlin are re-exported: this module's API
 # predates the split.
-__all__ = [
-    *karlin.__all__,
+__all__ = list(karlin._LAZY) + [
+    "INT2_MAX", "KarlinAltschul", "lookup", "lookup_blast", "ungapped", "nucleotide_ungapped",
+    "parse_match_mismatch", "tabulated_name",
     "Statistics",
     "length_adjustment",
     "search_space",
@@ -234,28 +247,63 @@ def bitscore(score: float, params: KarlinAltschul) -> float:
 class Statistics:
     """E-values and bit scores for one scoring system.
 
-    ``Statistics.for_scoring(scoring)`` looks the scoring up (:func:`lookup`).
-    When it is not tabulated, :attr:`available` is False, :attr:`params` is
-    None and :meth:`evalue` / :meth:`bitscore` return NaN (a float, or an array
-    of NaN shaped like the scores): no E-values are given for untabulated
-    scoring systems, and no parameters are estimated.
+    ``Statistics.for_scoring(scoring)`` gives every scoring system E-values:
+    BLAST's tabulated parameters where they exist (:func:`lookup`), else
+    parameters estimated by simulation (:func:`swgpu.scoring.estimated.estimated`:
+    seconds the first time on a machine, then read from the disk cache). The
+    estimate is made when first needed (the first E-value, bit score,
+    :attr:`params` or :attr:`available`), once, whichever thread asks.
+    ``for_scoring(scoring, estimate=False)`` keeps to the tables.
+
+    :attr:`available` is False only without a logarithmic regime (see the
+    module notes) or for ``Statistics(None)``: :attr:`params` is then None and
+    :meth:`evalue` / :meth:`bitscore` return NaN (a float, or an array of NaN
+    shaped like the scores). :meth:`search_evalues`: SSEARCH's E-values.
 
     >>> from swgpu.scoring import Scoring
-    >>> s = Statistics.for_scoring(Scoring.default("dna"))   # BLAST 3/2: not in blastn's table
+    >>> s = Statistics.for_scoring(Scoring.default("dna"), estimate=False)   # BLAST 3/2: not in blastn's table
     >>> s.available, s.bitscore(40)
     (False, nan)
+    >>> Statistics(None).available
+    False
     """
 
-    def __init__(self, params: KarlinAltschul | None, description: str = ""):
-        self.params = params
+    def __init__(self, params: KarlinAltschul | None, description: str = "", *, scoring: "Scoring | None" = None):
+        self._params = params
+        self._pending: "Scoring | None" = None
+        self._lock = threading.Lock()
         self.description = description
+        self.scoring = scoring  #: the scoring system, where known (needed by :meth:`search_fit`)
+        self._ungapped: tuple[float, float] | None = None
 
     @classmethod
-    def for_scoring(cls, scoring: "Scoring") -> "Statistics":
+    def for_scoring(cls, scoring: "Scoring", estimate: bool = True) -> "Statistics":
         params = lookup(scoring)
         describe = getattr(scoring, "describe", None)
         text = describe() if callable(describe) else str(scoring)
-        return cls(params, text)
+        stats = cls(params, text, scoring=scoring)
+        if params is None and estimate:
+            stats._pending = scoring
+        return stats
+
+    @property
+    def params(self) -> KarlinAltschul | None:
+        """The parameters in use (estimated on first use where not tabulated)."""
+        if self._pending is not None:
+            with self._lock:
+                if self._pending is not None:
+                    from .estimated import estimated
+
+                    self._params = estimated(self._pending)
+                    self._pending = None
+        return self._params
+
+    def __getstate__(self) -> dict:
+        # Sent to other processes (Dask workers) with its parameters resolved.
+        return {"params": self.params, "description": self.description, "scoring": self.scoring}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["params"], state["description"], scoring=state.get("scoring"))
 
     @property
     def available(self) -> bool:
@@ -334,6 +382,39 @@ class Statistics:
         ev[live] = _evalues_in_space(s, logs[inverse.reshape(-1)], self.params)
         bits[live] = bitscores(s, self.params)
         return ev, bits
+
+    def search_fit(self, scores: Any, lengths: Any, query_length: int) -> SearchFit:
+        """SSEARCH's fit (:func:`~swgpu.scoring.search_fit.fit_search`) of one
+        query's ``scores`` against *every* database sequence of ``lengths``
+        (``ok`` False: too few unrelated scores). Needs :attr:`scoring`."""
+        if self.scoring is None:
+            raise ValueError("search_fit needs the scoring system: use Statistics.for_scoring")
+        from .ungapped import ungapped_values
+
+        if self._ungapped is None:
+            try:
+                self._ungapped = ungapped_values(self.scoring.matrix)[:2]
+            except ValueError:  # expected score not negative: no cap from it
+                self._ungapped = (0.1, 0.1)
+        dna = getattr(self.scoring.alphabet, "name", "") == "dna"
+        return fit_search(scores, lengths, query_length, self._ungapped, dna=dna)
+
+    def search_evalues(self, scores: Any, lengths: Any, query_length: int, db_residues: int, db_sequences: int,
+                       fit: SearchFit | None = None) -> np.ndarray:
+        """E-values of ``scores`` of subjects of ``lengths`` found by searching
+        a query of ``query_length`` against ``db_sequences`` sequences of
+        ``db_residues`` residues: from ``fit`` (:meth:`search_fit` of the whole
+        search; without one, ``scores`` and ``lengths`` must be the whole
+        search and are fitted) when it succeeded, else from the parameters
+        (:meth:`evalue`, BLAST's search space). NaN for scores <= 0."""
+        s = np.asarray(scores)
+        if fit is None:
+            fit = self.search_fit(s, lengths, query_length)
+        if fit.ok:
+            out = fit.evalues(s, lengths, db_sequences, db_residues)
+        else:
+            out = np.asarray(self.evalue(s, query_length, db_residues, db_sequences), dtype=np.float64)
+        return np.where(s > 0, out, np.nan)
 
     def search_space(self, query_length: int, db_residues: int, db_sequences: int,
                      length_correction: bool = True) -> float:

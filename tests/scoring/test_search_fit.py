@@ -1,0 +1,104 @@
+"""SSEARCH-style E-values from a search's own scores (synthetic scores here;
+tests/scoring/test_vs_ssearch.py compares with ssearch36 itself)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from swgpu.scoring import ScoreMatrix, Scoring
+from swgpu.scoring.search_fit import LENGTH_CUTOFF, fit_search
+from swgpu.scoring.statistics import Statistics
+
+UNGAPPED = (0.3176, 0.134)
+
+
+def _null(count=5000, seed=3, rho=3.6, mu=8.0, scale=4.0):
+    """Gumbel scores whose mean grows with ln(length), as unrelated sequences' do."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(40, 2000, count)
+    scores = np.round(mu + rho * np.log(lengths) + rng.gumbel(0, scale, count)).astype(np.int64)
+    return scores, lengths
+
+
+def test_regression_recovers_the_trend_and_the_spread():
+    scores, lengths = _null()
+    fit = fit_search(scores, lengths, 300, UNGAPPED)
+    assert fit.ok and fit.method == "regression" and fit.reason == ""
+    assert fit.rho_ln == pytest.approx(3.6, abs=0.3)
+    # the residual spread of a Gumbel of scale 4: variance pi^2 16 / 6
+    assert fit.variance == pytest.approx(math.pi ** 2 * 16 / 6, rel=0.15)
+    assert fit.lambda_ == pytest.approx(0.25, rel=0.1)
+    assert fit.sequences == scores.size and fit.residues == lengths.sum()
+
+
+def test_related_scores_are_trimmed():
+    scores, lengths = _null()
+    plain = fit_search(scores, lengths, 300, UNGAPPED)
+    scores = scores.copy()
+    scores[:40] += 400                           # 40 homologues
+    fit = fit_search(scores, lengths, 300, UNGAPPED)
+    assert fit.trimmed >= 40
+    assert fit.variance == pytest.approx(plain.variance, rel=0.1)
+
+
+def test_evalues_protein_and_dna():
+    scores, lengths = _null()
+    fit = fit_search(scores, lengths, 300, UNGAPPED)
+    e = fit.evalues([40, 60, 80], [300, 300, 300])
+    assert e[0] > e[1] > e[2] > 0
+    # protein: E scales with the number of sequences
+    assert fit.evalues(60, 300, sequences=2 * scores.size) == pytest.approx(2 * e[1])
+    dna = fit_search(scores, lengths, 300, UNGAPPED, dna=True)
+    ed = dna.evalues(60, 300)
+    # DNA: with the database's residues over the subject's length
+    z = dna.zscores(60, 300)
+    tail = math.exp(-math.pi / math.sqrt(6) * float(z) - 0.5772156649015329)
+    p = -math.expm1(-tail) if tail > 0.01 else tail      # SSEARCH's small-tail shortcut
+    assert float(ed) == pytest.approx(lengths.sum() / 300 * p)
+    assert fit.bitscores([40, 60], [300, 300]).tolist() == sorted(fit.bitscores([40, 60], [300, 300]).tolist())
+
+
+def test_short_subjects_and_nonpositive_scores_get_z_zero():
+    scores, lengths = _null()
+    fit = fit_search(scores, lengths, 300, UNGAPPED)
+    assert fit.zscores([50, 0, 50], [LENGTH_CUTOFF - 1, 300, 300])[:2].tolist() == [0.0, 0.0]
+
+
+def test_too_few_scores_is_not_a_fit():
+    scores, lengths = _null(count=80)
+    fit = fit_search(scores, lengths, 300, UNGAPPED)
+    assert not fit.ok and "too few scores" in fit.reason and math.isnan(fit.lambda_)
+    assert np.isnan(fit.evalues([50], [300])).all()
+    assert not fit_search([], [], 300, UNGAPPED).ok
+    with pytest.raises(ValueError, match="scores but"):
+        fit_search([1, 2], [3], 300, UNGAPPED)
+
+
+def test_one_length_falls_back_to_maximum_likelihood():
+    rng = np.random.default_rng(5)
+    lam, K, m, n = 0.25, 0.05, 300, 400
+    # Gumbel scores of P(S >= x) = 1 - exp(-K m n e^(-lam x))
+    scores = np.round(np.log(K * m * n) / lam + rng.gumbel(0, 1 / lam, 4000)).astype(int)
+    fit = fit_search(scores, np.full(4000, n), m, UNGAPPED)
+    assert fit.ok and fit.method == "mle" and "length bins" in fit.reason
+    assert fit.lambda_ == pytest.approx(lam, rel=0.08)
+    e = float(fit.evalues(60, n))
+    assert e == pytest.approx(4000 * -math.expm1(-K * m * n * math.exp(-lam * 60)), rel=0.6)
+
+
+def test_statistics_search_evalues_falls_back_to_lambda_k():
+    scoring = Scoring(ScoreMatrix.load("BLOSUM62"), 12, 1)
+    stats = Statistics.for_scoring(scoring)
+    scores, lengths = _null()
+    fit = stats.search_fit(scores, lengths, 300)
+    assert fit.ok
+    got = stats.search_evalues([60, 0], [300, 300], 300, int(lengths.sum()), lengths.size, fit=fit)
+    assert got[0] == pytest.approx(float(fit.evalues(60, 300))) and np.isnan(got[1])
+    # too few scores: the lambda/K route with BLAST's search space
+    few = stats.search_evalues(scores[:50], lengths[:50], 300, 10**7, 30_000)
+    np.testing.assert_allclose(few, stats.evalue(scores[:50], 300, 10**7, 30_000))
+    with pytest.raises(ValueError, match="needs the scoring"):
+        Statistics(stats.params).search_fit(scores, lengths, 300)
