@@ -166,14 +166,17 @@ def test_search_default_evalue_is_10(run_cli, random_proteins):
 
 
 def test_search_without_statistics_has_no_default_cut(run_cli, tmp_path):
-    # DNA 2/-3 with gaps 5/2 has no E-values: no cut-off, and no error for the default
+    # match 5, mismatch -1: random letters score more the longer they are (no
+    # logarithmic regime), so no E-values: no cut-off, and no error for the default
     (tmp_path / "q.fa").write_text(">q\nACGTTGCAAGGCTTACGATCGATTACG\n")
     (tmp_path / "t.fa").write_text(">t\nGGACGTTGCAGGCTTACCGATCGATACGTT\n>u\nTTTTTTTTTTTTTTTTTTGA\n")
-    code, out, err = run_cli(["search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu"], tmp_path)
+    linear = ["--match", "5", "--mismatch", "-1"]
+    code, out, err = run_cli(["search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", *linear], tmp_path)
     assert code == 0, err
     rows = _rows(out)
     assert {r[1] for r in rows} == {"t", "u"} and {r[10] for r in rows} == {"NA"}
-    code, out, err = run_cli(["search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", "--evalue", "10"], tmp_path)
+    code, out, err = run_cli(["search", "-q", "q.fa", "-d", "t.fa", "--device", "cpu", *linear, "--evalue", "10"],
+                             tmp_path)
     assert (code, out) == (2, "") and err.startswith("swgpu: error: --evalue: ") and "no E-values" in err
 
 

@@ -26,6 +26,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--max-hsps", type=positive_int, default=1, metavar="N",
                    help="alignments per query and database sequence (and strand), >= 1 (default 1): the best, then "
                         "the next best sharing no aligned pair with one before it (Waterman-Eggert), within --evalue")
+    p.add_argument("--evalue-method", choices=["search", "karlin"], default="search",
+                   help="E-values from each query's own scores against the database, where there are enough "
+                        "unrelated ones (search, as SSEARCH; default), or always from lambda and K (karlin, as BLAST)")
     add_scoring(p, "the database")
     add_output(p, "blast6")
     add_device(p)
@@ -67,7 +70,8 @@ def _search(args, report, db, queries, scoring, executor) -> int:
 
     gpus = gpu_ids(args.gpus)
     gpus = gpus if executor is None else None  # the cluster's workers have their GPUs
-    searcher = Searcher(db, scoring, device=args.device, gpus=gpus, threads=args.threads, executor=executor)
+    searcher = Searcher(db, scoring, device=args.device, gpus=gpus, threads=args.threads, executor=executor,
+                        evalues=args.evalue_method)
     report.phase("upload")  # engine start and the database on the device
     searcher.compile(queries, args.strand)
     report.phase("compile")  # the kernels these queries need, compiled or loaded from the disk cache

@@ -92,6 +92,7 @@ def estimated(scoring: "Scoring", cells: int | None = None) -> KarlinAltschul | 
             return _memory[key]
         record = karlin_cache.load(key)
         if record is None:
+            _announce(scoring)
             record = simulated_record(scoring, cells)
             karlin_cache.store(key, record)
         params = _params(record)
@@ -106,6 +107,18 @@ def parameters(scoring: "Scoring", estimate: bool = True) -> KarlinAltschul | No
     if params is not None or not estimate:
         return params
     return estimated(scoring)
+
+
+def _announce(scoring: "Scoring") -> None:
+    """Say on standard error, to a user at a terminal, what the pause is."""
+    import sys
+
+    try:
+        if sys.stderr.isatty():
+            print(f"swgpu: estimating E-value statistics for {scoring.describe()} (once; cached for later runs) ...",
+                  file=sys.stderr, flush=True)
+    except (AttributeError, ValueError):
+        pass
 
 
 def needs_simulation(scoring: "Scoring") -> bool:

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SearchFit", "fit_search", "LENGTH_CUTOFF"]
+__all__ = ["SearchFit", "fit_search", "sample", "LENGTH_CUTOFF", "SAMPLE"]
 
 #: Sequences shorter than this take no part in the fit (z-score 0).
 LENGTH_CUTOFF = 10
@@ -283,6 +283,22 @@ def _by_mle(s, n, query_length, dna, count, residues, why: str) -> SearchFit:
         return _failed(f"{why}; maximum likelihood did not converge", dna, count, residues, query_length)
     nan = float("nan")
     return SearchFit(True, why, nan, nan, nan, dna, count, residues, int(query_length), count, 0, "mle", *found)
+
+
+#: Most scores of one search that are fitted: of a larger database, a sample
+#: (:func:`sample`; the fit settles long before, and costs 30 ms a query at a
+#: million sequences).
+SAMPLE = 100_000
+
+
+def sample(scores: Any, lengths: Any) -> tuple[np.ndarray, np.ndarray]:
+    """At most :data:`SAMPLE` of the ``scores`` and their ``lengths``, evenly
+    spaced in the order given (all of them when there are fewer)."""
+    scores, lengths = np.asarray(scores), np.asarray(lengths)
+    if scores.size <= SAMPLE:
+        return scores, lengths
+    pick = np.linspace(0, scores.size - 1, SAMPLE).astype(np.int64)
+    return scores[pick], lengths[pick]
 
 
 def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[float, float],

@@ -90,7 +90,7 @@ from .karlin import (  # noqa: F401 - re-exported
     tabulated_name,
     ungapped,
 )
-from .search_fit import SearchFit, fit_search
+from .search_fit import SearchFit, fit_search, sample
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring import Scoring
@@ -386,7 +386,9 @@ class Statistics:
     def search_fit(self, scores: Any, lengths: Any, query_length: int) -> SearchFit:
         """SSEARCH's fit (:func:`~swgpu.scoring.search_fit.fit_search`) of one
         query's ``scores`` against *every* database sequence of ``lengths``
-        (``ok`` False: too few unrelated scores). Needs :attr:`scoring`."""
+        (``ok`` False: too few unrelated scores; of a large database, a
+        sample: :func:`~swgpu.scoring.search_fit.sample`). Needs :attr:`scoring`."""
+        scores, lengths = sample(scores, lengths)
         if self.scoring is None:
             raise ValueError("search_fit needs the scoring system: use Statistics.for_scoring")
         from .ungapped import ungapped_values

@@ -144,8 +144,11 @@ def test_hits_equal_the_brute_force_scan(case):
     scanner.scanner.chunk = 97  # chunk edges everywhere
     got = scanner.scan(queries, genome, top=5, min_score=4)
     want = oracle.scan(queries, genome, scoring, top=5, min_score=4)
+    def fields(h):  # (the oracle has no statistics)
+        return {k: v for k, v in h.to_dict().items() if k not in ("evalue", "bitscore")}
+
     for r, w in zip(got, want):
-        assert [h.to_dict() for h in r.hits] == [h.to_dict() for h in w]
+        assert [fields(h) for h in r.hits] == [fields(h) for h in w]
     # the planted full copies are found, on their strands
     top = {r.query.name: (r.hits[0].strand, r.hits[0].target_start) for r in got if r.hits}
     assert top["q3"][0] == "-" or got[3].hits[0].score == len(queries[3]) * scoring.matrix.max_score

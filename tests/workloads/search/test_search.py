@@ -113,7 +113,12 @@ def test_search_top_hits_and_traceback(swissprot_db):
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
     assert all(h.evalue is not None and h.bitscore is not None for h in result.hits)
-    assert all(h.evalue <= result.hits[-1].evalue for h in result.hits)
+    # E-values of the query's own scores grow with the subject's length too: ranked by score, they need not be
+    # in order; lambda and K give one search space, so they are
+    karlin = Searcher(db, scoring, device="cpu", evalues="karlin").search_one(query, top=10)
+    assert [h.score for h in karlin.hits] == scores
+    assert all(h.evalue <= karlin.hits[-1].evalue for h in karlin.hits)
+    assert [h.evalue for h in karlin.hits] != [h.evalue for h in result.hits]  # (the fit was used)
 
 
 def test_makedb_roundtrip_and_search_equal(tmp_path, shared_data, capsys):

@@ -41,13 +41,17 @@ from ...io.sequence import Sequence
 from ...parallel.dask_executor import DaskExecutor
 from ...parallel.executors import Executor, ThreadExecutor
 from ...scoring import Scoring, Statistics
+from ...scoring.search_fit import SearchFit
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .cluster import ClusterParts
 from .placement import Shard, devices, gather_scores, partition_by_residues
 
-__all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits"]
+__all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
+
+#: How a search computes E-values (:class:`Searcher`'s ``evalues``).
+EVALUE_METHODS = ("search", "karlin")
 
 
 @dataclass(eq=False)
@@ -106,10 +110,19 @@ class Searcher:
         then what the workers use; ``gpus`` is not used: each worker has its
         GPU); see :mod:`.cluster`. Another executor (with ``map``) runs
         the tracebacks in place of ``threads`` threads. Output is the same either way.
+    evalues:
+        ``"search"`` (default, as SSEARCH): E-values from each query's own
+        scores against the whole database (:meth:`~swgpu.scoring.Statistics.search_fit`:
+        the regression of score on ln(length)) where there are enough
+        unrelated scores, else from ``lambda`` and ``K``; ``"karlin"``: always
+        from ``lambda`` and ``K`` (BLAST's tables where they exist), as BLAST.
     """
 
     def __init__(self, database: Database, scoring: Scoring, device: str = "auto", gpus: list[int] | None = None,
-                 threads: int | None = None, executor: Executor | None = None):
+                 threads: int | None = None, executor: Executor | None = None, evalues: str = "search"):
+        if evalues not in EVALUE_METHODS:
+            raise InputError(f"must be one of {', '.join(EVALUE_METHODS)}, not {evalues!r}", param="evalues")
+        self.evalues = evalues
         if scoring.alphabet is not database.alphabet:
             raise InputError(f"the database is {database.alphabet.name} but the scoring is for "
                              f"{scoring.alphabet.name}", param="alphabet")
@@ -220,33 +233,68 @@ class Searcher:
         t0 = time.perf_counter()
         scores = self.strand_scores([query], strand)[0]  # checks the query
         seconds = time.perf_counter() - t0
-        jobs, best = self._jobs(query, scores, top, evalue)
-        hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue)
+        jobs, best, fit = self._jobs(query, scores, top, evalue)
+        hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue, fit)
         return SearchResult(query, hits, best, seconds, scores)
 
     def _with_further(self, jobs: list[PairJob], alignments: list[Alignment], max_hsps: int,
-                      evalue: float | None) -> list[Alignment]:
-        """Each alignment followed by up to ``max_hsps - 1`` further ones of its pair."""
+                      evalue: float | None, fit: SearchFit | None) -> list[Alignment]:
+        """Each alignment followed by up to ``max_hsps - 1`` further ones of its
+        pair (within ``evalue``), with the E-values of the search's ``fit``."""
         if max_hsps <= 1:
+            self._restat(alignments, fit)
             return alignments
         t0 = time.perf_counter()
-        more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, max_hsps - 1,
-                                  evalue)
+        more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, max_hsps - 1)
         self.further_seconds += time.perf_counter() - t0
-        return with_further(alignments, more)
+        hits = with_further(alignments, more)
+        self._restat(hits, fit)
+        if evalue is None:
+            return hits
+        return [a for a in hits if a.primary or (a.evalue is not None and a.evalue <= evalue)]
+
+    def _fit(self, query: Sequence, best: np.ndarray) -> SearchFit | None:
+        """The fit of the query's own scores (:attr:`evalues` ``"search"``), or None."""
+        if self.evalues != "search" or self.statistics.scoring is None:
+            return None
+        fit = self.statistics.search_fit(best, self.database.lengths, len(query))
+        return fit if fit.ok else None
+
+    def _search_evalues(self, fit: SearchFit | None, query: Sequence, scores, lengths) -> np.ndarray:
+        db = self.database
+        if fit is None:
+            return np.atleast_1d(self.statistics.evalue(np.asarray(scores), len(query), db.total_residues, len(db)))
+        return self.statistics.search_evalues(scores, lengths, len(query), db.total_residues, len(db), fit=fit)
+
+    def _restat(self, alignments: list[Alignment], fit: SearchFit | None) -> None:
+        """E-values and bit scores of the search's fit (the traceback's are the
+        parameters' route, kept where there is no fit)."""
+        live = [a for a in alignments if a.score > 0]
+        if fit is None or not live:
+            return
+        db = self.database
+        scores = np.array([a.score for a in live])
+        lengths = np.array([a.target_length for a in live])
+        ev = fit.evalues(scores, lengths, len(db), db.total_residues).tolist()
+        bits = fit.bitscores(scores, lengths).tolist()
+        for a, e, b in zip(live, ev, bits):
+            a.evalue, a.bitscore = e, b
 
     def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
-              evalue: float | None) -> tuple[list[PairJob], np.ndarray]:
-        """The pairs to align for one query's hits, and its best score per sequence."""
+              evalue: float | None) -> tuple[list[PairJob], np.ndarray, SearchFit | None]:
+        """The pairs to align for one query's hits, its best score per sequence
+        and the fit of those scores (None: E-values from the parameters)."""
         db = self.database
         picked = rank_strand_hits(scores, db.index, top)
         space = (len(query), db.total_residues, len(db))
+        best = np.maximum.reduce(list(scores.values())) if len(scores) > 1 else next(iter(scores.values()))
+        fit = self._fit(query, best)
         if evalue is not None and picked:
-            ev = np.atleast_1d(self.statistics.evalue(np.array([scores[s][i] for i, s in picked]), *space))
+            ev = self._search_evalues(fit, query, np.array([scores[s][i] for i, s in picked]),
+                                      db.lengths[[i for i, _ in picked]])
             picked = [p for p, e in zip(picked, ev) if e <= evalue]
         jobs = [PairJob(query, db.sequence(i), int(scores[s][i]), space, strand=s) for i, s in picked]
-        best = np.maximum.reduce(list(scores.values())) if len(scores) > 1 else next(iter(scores.values()))
-        return jobs, best
+        return jobs, best, fit
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
@@ -281,10 +329,10 @@ class Searcher:
             seconds = (time.perf_counter() - t0) / len(chunk)
             # the hits of the whole batch are traced together (one GPU batch)
             prepared = [self._jobs(q, scores, top, evalue) for q, scores in zip(chunk, all_scores)]
-            every = [j for jobs, _ in prepared for j in jobs]
+            every = [j for jobs, _, _ in prepared for j in jobs]
             alignments = iter(self._trace(every))
-            for q, scores, (jobs, best) in zip(chunk, all_scores, prepared):
-                hits = self._with_further(jobs, [next(alignments) for _ in jobs], max_hsps, evalue)
+            for q, scores, (jobs, best, fit) in zip(chunk, all_scores, prepared):
+                hits = self._with_further(jobs, [next(alignments) for _ in jobs], max_hsps, evalue, fit)
                 result = SearchResult(q, hits, best, seconds, scores)
                 if on_done is not None:
                     on_done(q)
