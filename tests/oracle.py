@@ -175,3 +175,19 @@ def last_column_pairs(seed: int = 31, count: int = 120):
     pairs += [(dna("n", 0, "N" * 10), dna("n2", 0, "N" * 10)),
               (dna("a", 0, "ACGT" * 10), dna("b", 0, "ACGT" * 12 + "A"))]
     return pairs
+
+
+def aligned_pairs(a) -> set[tuple[int, int]]:
+    """The ``(query, target)`` residue pairs an alignment aligns (0-based)."""
+    from swgpu.align.alignment import cigar_to_ops
+
+    i, j, out = a.query_start, a.target_start, set()
+    for op in cigar_to_ops(a.cigar):
+        if op in "=XM":
+            out.add((i, j))
+            i, j = i + 1, j + 1
+        elif op == "I":
+            i += 1
+        else:
+            j += 1
+    return out

@@ -11,21 +11,11 @@ from swgpu.align.alignment import cigar_to_ops
 from swgpu.align.hsps import next_alignments
 from swgpu.io.sequence import Sequence
 from swgpu.scoring import ScoreMatrix, Scoring
+from oracle import aligned_pairs
 
 NEG = reference.NEG
 
 
-def _pairs(a) -> set[tuple[int, int]]:
-    i, j, out = a.query_start, a.target_start, set()
-    for op in cigar_to_ops(a.cigar):
-        if op in "=XM":
-            out.add((i, j))
-            i, j = i + 1, j + 1
-        elif op == "I":
-            i += 1
-        else:
-            j += 1
-    return out
 
 
 def _oracle(q, t, scoring, banned):
@@ -117,7 +107,7 @@ def test_next_alignments_are_the_masked_reference(q, t, gaps, count, protein):
     target = Sequence.from_text("t", t, scoring.alphabet)
     first = reference.align(query, target, scoring)
     got = next_alignments(query, target, scoring, [first], count)
-    banned = _pairs(first) if not first.empty else set()
+    banned = aligned_pairs(first) if not first.empty else set()
     qc, tc = query.codes.tolist(), target.codes.tolist()
     for a in got:
         want = _oracle(qc, tc, scoring, banned)
@@ -125,8 +115,8 @@ def test_next_alignments_are_the_masked_reference(q, t, gaps, count, protein):
         score, i0, j0, ops = want
         assert (a.score, a.query_start, a.target_start) == (score, i0, j0)
         assert cigar_to_ops(a.cigar).replace("=", "M").replace("X", "M") == ops
-        assert not (_pairs(a) & banned)
-        banned |= _pairs(a)
+        assert not (aligned_pairs(a) & banned)
+        banned |= aligned_pairs(a)
     if len(got) < count:
         assert _oracle(qc, tc, scoring, banned) is None
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from swgpu import Scoring, Sequence
-from swgpu.align.alignment import cigar_to_ops
 from swgpu.exceptions import InputError
 from swgpu.io.database import Database
 from swgpu.workloads.align import align_all
 from swgpu.workloads.search import Searcher
+from oracle import aligned_pairs
 
 ENGINES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 PROTEIN = "ARNDCQEGHILKMFPSTWYV"
@@ -26,17 +26,6 @@ def _cuda_or_skip(kind):
             pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
 
 
-def _pairs(a) -> set:
-    i, j, out = a.query_start, a.target_start, set()
-    for op in cigar_to_ops(a.cigar):
-        if op in "=XM":
-            out.add((i, j))
-            i, j = i + 1, j + 1
-        elif op == "I":
-            i += 1
-        else:
-            j += 1
-    return out
 
 
 def _planted(rng, domain: str, copies: list[int], length: int) -> str:
@@ -69,7 +58,7 @@ def test_a_domain_planted_twice_gives_two_alignments(two_domain_db, kind):
                                                                     ("one", 100, True)]
     assert (more[0].cigar, more[0].score) == (one[0].cigar, one[0].score)
     assert more[1].score == more[0].score and more[1].evalue == more[0].evalue
-    assert not (_pairs(more[0]) & _pairs(more[1]))
+    assert not (aligned_pairs(more[0]) & aligned_pairs(more[1]))
 
 
 def test_search_batches_and_one_by_one_agree(two_domain_db):
