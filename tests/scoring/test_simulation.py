@@ -28,8 +28,8 @@ def _evalue_ratio(est, ref, evalue: float) -> float:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name, existence, extension", [
-    ("BLOSUM62", 11, 1), ("BLOSUM62", 10, 1), ("BLOSUM50", 13, 2), ("BLOSUM80", 10, 1), ("PAM30", 9, 1),
-    ("PAM250", 14, 2), ("match2/mismatch-3", 5, 2), ("match1/mismatch-1", 3, 2), ("match4/mismatch-5", 12, 8),
+    # (a few of the tabulated scorings: each is seconds of CI time; docs/statistics.md has them all)
+    ("BLOSUM62", 11, 1), ("BLOSUM50", 13, 2), ("PAM30", 9, 1), ("PAM250", 14, 2), ("match2/mismatch-3", 5, 2),
 ])
 def test_simulation_reproduces_blast_tables(name, existence, extension):
     ref = lookup_blast(name, existence, extension)
