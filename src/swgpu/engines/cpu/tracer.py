@@ -11,13 +11,18 @@ holds ``best`` is the latest start, as the anchored pass
 (:func:`.pairwise.sw_start`) finds it. ``nw_last_row`` (the forward and
 backward passes of the linear-memory Myers-Miller recursion) is the striped
 global kernel of :mod:`.global_kernel`; ``nw_path`` (small pieces, with a
-direction matrix) the row kernel of :mod:`.pairwise`.
+direction matrix) the row kernel of :mod:`.pairwise`. ``end_at_last``
+(scan, genome-scale align): the end and start passes are striped local
+passes with a bonus pair (:mod:`.anchored`). A pair traced alone gets the
+threads: its end and start passes as a pipeline over column tiles
+(:mod:`.striped_threads`), each Myers-Miller level's pieces side by side
+(:mod:`.levels`); the alignments are the same, op for op.
 """
 
 from __future__ import annotations
 
 from ...align.traceback import BASE_CELLS as _SHARED_BASE_CELLS
-from ...align.traceback import PairTracer, local_align
+from ...align.traceback import PairTracer
 
 __all__ = ["SimdKernels", "LastColumnKernels", "CpuTracer", "SMALL_CELLS", "BASE_CELLS"]
 
@@ -38,10 +43,14 @@ class SimdKernels:
     ``least``: a score the pair is known to reach (the search or screen
     pass's), so that the end pass starts in lanes wide enough for it instead
     of finding out in narrower ones; any value gives the same results.
+    ``threads``: of the end and start passes of one pair (the Myers-Miller
+    levels get theirs from the tracer, :mod:`.levels`).
     """
 
-    def __init__(self, least: int | None = None):
+    def __init__(self, least: int | None = None, threads: int = 1):
         self.least = least
+        #: threads of each end or start pass (:mod:`.striped_threads`)
+        self.threads = max(1, int(threads))
 
     # kernels are imported on first use: building a tracer does not load Numba
 
@@ -68,10 +77,11 @@ class SimdKernels:
     def sw_end(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
         if q.shape[0] * t.shape[0] >= SMALL_CELLS:
             from .jit import announce_compile
-            from .striped import striped_pass, sw_end_striped
+            from .striped import striped_pass
+            from .striped_threads import striped_end_part, sw_end_threads
 
-            announce_compile(striped_pass)
-            got = sw_end_striped(q, t, matrix, gap_open, gap_extend, self.least)
+            announce_compile(striped_end_part if self.threads > 1 else striped_pass)
+            got = sw_end_threads(q, t, matrix, gap_open, gap_extend, self.least, self.threads)
             if got is not None:
                 return got
         from .pairwise import sw_end
@@ -87,7 +97,7 @@ class SimdKernels:
         return int(best), int(i), int(j)
 
     def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
-        score, i, j = SimdKernels(best).sw_end(rq, rt, matrix, gap_open, gap_extend)
+        score, i, j = SimdKernels(best, self.threads).sw_end(rq, rt, matrix, gap_open, gap_extend)
         if score == best:
             return i, j
         from .pairwise import sw_start  # not reached for a true end cell
@@ -100,10 +110,25 @@ class LastColumnKernels(SimdKernels):
     letter (``end_at_last``): the end there is the best of the last column,
     not the first best cell, so the shortcut of :meth:`SimdKernels.sw_start`
     (a plain local pass over the reversed prefixes) does not hold; the start
-    comes from the anchored pass."""
+    comes from the anchored pass. Both passes run on the striped local kernel
+    with a bonus pair (:mod:`.anchored`), tiny pairs on the row kernels."""
 
-    @staticmethod
-    def sw_start(rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
+    def sw_end_last(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
+        if q.shape[0] * t.shape[0] >= SMALL_CELLS:
+            from .anchored import sw_end_last
+
+            got = sw_end_last(q, t, matrix, gap_open, gap_extend, self.least, self.threads)
+            if got is not None:
+                return int(got[0]), int(got[1]), int(got[2])
+        return SimdKernels.sw_end_last(q, t, matrix, gap_open, gap_extend)
+
+    def sw_start(self, rq, rt, matrix, gap_open, gap_extend, best) -> tuple[int, int]:
+        if rq.shape[0] * rt.shape[0] >= SMALL_CELLS:
+            from .anchored import sw_start as striped_start
+
+            got = striped_start(rq, rt, matrix, gap_open, gap_extend, best, self.threads)
+            if got is not None:
+                return int(got[0]), int(got[1])
         from .pairwise import sw_start
 
         i, j = sw_start(rq, rt, matrix, gap_open, gap_extend, best)
@@ -118,6 +143,16 @@ class CpuTracer(PairTracer):
     #: Pairs of at most this many cells are traced packed (:meth:`trace_packed`): per pair
     #: faster than one by one and on all threads; larger ones with the striped kernels, one by one.
     PACKED_CELLS = 1 << 22
+
+    def align(self, query, target):
+        """The optimal local alignment, its Myers-Miller levels on :attr:`threads` threads."""
+        from .levels import local_align_threads
+
+        self.check(query, target)
+        kernels = self.kernels
+        if self.threads > 1 and type(kernels) is SimdKernels:
+            kernels = SimdKernels(kernels.least, self.threads)
+        return local_align_threads(kernels, query, target, self.scoring, self.base_cells, False, self.threads)
 
     def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list:
         pairs = list(pairs)
@@ -159,6 +194,8 @@ class CpuTracer(PairTracer):
 
     def _align_each(self, pairs, executor, expected, end_at_last: bool) -> list:
         """One pair at a time on the executor's threads, largest first."""
+        from .levels import local_align_threads
+
         hints = list(expected) if expected is not None else [None] * len(pairs)
         plain = self.kernels
 
@@ -166,11 +203,13 @@ class CpuTracer(PairTracer):
             q, t = pairs[k]
             self.check(q, t)
             if end_at_last:
-                kernels = LastColumnKernels()
+                kernels = LastColumnKernels(hints[k], inner)
             else:
-                kernels = SimdKernels(hints[k]) if hints[k] else plain
-            return local_align(kernels, q, t, self.scoring, self.base_cells, end_at_last)
+                kernels = SimdKernels(hints[k], inner) if hints[k] or inner > 1 else plain
+            return local_align_threads(kernels, q, t, self.scoring, self.base_cells, end_at_last, inner)
 
+        # the threads left over by few pairs trace the levels of each one's recursion
+        inner = max(1, (getattr(executor, "threads", None) or self.threads) // max(1, len(pairs)))
         order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) * len(pairs[k][1]))
         done = [one(k) for k in order] if executor is None else executor.map(one, order)
         out: list = [None] * len(pairs)
@@ -193,8 +232,8 @@ class CpuTracer(PairTracer):
         import numpy as np
 
         from ...align.batch import Paths
-        from ...align.traceback import global_ops
         from .batch_trace import trace_packed
+        from .levels import global_ops_threads
 
         sc = self.scoring
         matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
@@ -206,7 +245,8 @@ class CpuTracer(PairTracer):
             for k in big.tolist():
                 q = qcodes[qstart[k] + i0[k]:qstart[k] + i1[k]]
                 t = tcodes[tstart[k] + j0[k]:tstart[k] + j1[k]]
-                pieces[k] = global_ops(self.kernels, q, t, matrix, sc.gap_open, sc.gap_extend, self.base_cells)
+                pieces[k] = global_ops_threads(self.kernels, q, t, matrix, sc.gap_open, sc.gap_extend,
+                                               self.base_cells, threads or self.threads)
             sizes = np.diff(off)
             parts, at = [], 0
             for k in sorted(pieces):  # each one's path where its (empty) path lies

@@ -1,0 +1,179 @@
+"""The Myers-Miller recursion of :func:`swgpu.align.traceback.global_ops`,
+a level at a time, on threads.
+
+Every piece of one level is independent of the others: its forward and
+backward half passes (``nw_last_row``), or its direction-matrix path
+(``nw_path``) when it is small, are tasks, run on ``threads`` threads
+(the kernels release the GIL), largest first; the split of each piece is
+then chosen exactly as :func:`~swgpu.align.traceback.global_ops` chooses it,
+so the path is the same, op for op. Memory: the rows of the pieces of one
+level in flight, O(m + n) for each of ``threads`` tasks, plus
+``base_cells`` bytes per thread.
+
+>>> import numpy as np
+>>> from swgpu.align.traceback import global_ops
+>>> from swgpu.engines.cpu.tracer import SimdKernels
+>>> m = np.where(np.eye(4, dtype=bool), 2, -3).astype(np.int32)
+>>> rng = np.random.default_rng(3)
+>>> a = rng.integers(0, 4, 300).astype(np.uint8)
+>>> b = np.concatenate([a[:120], a[140:], rng.integers(0, 4, 9)]).astype(np.uint8)
+>>> got = global_ops_threads(SimdKernels(), a, b, m, 5, 2, base_cells=2000, threads=2)
+>>> bool(np.array_equal(got, global_ops(SimdKernels(), a, b, m, 5, 2, base_cells=2000)))
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import numpy as np
+
+__all__ = ["global_ops_threads"]
+
+
+def _rev(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x[::-1])
+
+
+class _Piece:
+    """A sub-problem ``a[a0:a1]`` against ``b[b0:b1]`` and, once solved or
+    split, its parts in order (op arrays and pieces)."""
+
+    __slots__ = ("a0", "a1", "b0", "b1", "lead", "tail", "parts", "rows")
+
+    def __init__(self, a0, a1, b0, b1, lead, tail):
+        self.a0, self.a1, self.b0, self.b1, self.lead, self.tail = a0, a1, b0, b1, lead, tail
+        self.parts: list = []
+        self.rows = None
+
+    @property
+    def cells(self) -> int:
+        return (self.a1 - self.a0) * (self.b1 - self.b0)
+
+
+def _run(tasks: list, threads: int) -> None:
+    """Call every task (a function of no arguments) on ``threads`` threads, in order of the list."""
+    from .threads import get_pool
+
+    if threads <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            task()
+        return
+    order = itertools.count()
+    lock = threading.Lock()
+    failed: list = []
+
+    def worker():
+        while not failed:
+            with lock:
+                k = next(order)
+            if k >= len(tasks):
+                return
+            try:
+                tasks[k]()
+            except BaseException as exc:  # stop the others, raised by the caller
+                failed.append(exc)
+                raise
+
+    n = min(threads, len(tasks))
+    futures = [get_pool(n - 1).submit(worker) for _ in range(n - 1)]
+    try:
+        worker()
+    finally:
+        for f in futures:
+            f.exception()
+    if failed:
+        raise failed[0]
+
+
+def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray, go: int, ge: int,
+                       base_cells: int, threads: int) -> np.ndarray:
+    """:func:`swgpu.align.traceback.global_ops`, each level's pieces on ``threads`` threads."""
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    root = _Piece(0, a.shape[0], 0, b.shape[0], go, go)
+    level = [root]
+    while level:
+        tasks = []  # (cells, function)
+        split = []
+        for p in level:
+            m, n = p.a1 - p.a0, p.b1 - p.b0
+            if m == 0 or n == 0:
+                if m or n:
+                    p.parts.append(np.full(m + n, 1 if m else 2, dtype=np.uint8))
+                continue
+            if m <= 1 or n <= 1 or m * n <= base_cells:
+                def base(p=p):
+                    ops, _ = kernels.nw_path(a[p.a0:p.a1], b[p.b0:p.b1], matrix, go, ge, p.lead, p.tail)
+                    p.parts.append(ops)
+                tasks.append((m * n, base))
+                continue
+            mid = p.a0 + m // 2
+            p.rows = [None, None]
+
+            def forward(p=p, mid=mid):
+                p.rows[0] = kernels.nw_last_row(a[p.a0:mid], b[p.b0:p.b1], matrix, go, ge, p.lead)
+
+            def backward(p=p, mid=mid):
+                p.rows[1] = kernels.nw_last_row(_rev(a[mid:p.a1]), _rev(b[p.b0:p.b1]), matrix, go, ge, p.tail)
+
+            tasks.append(((mid - p.a0) * n, forward))
+            tasks.append(((p.a1 - mid) * n, backward))
+            split.append((p, mid))
+        tasks.sort(key=lambda x: -x[0])  # stable: equal sizes keep their order
+        _run([f for _, f in tasks], threads)
+        level = []
+        for p, mid in split:
+            (cc, dd), (rr, ss) = p.rows
+            p.rows = None
+            rr = rr[::-1].astype(np.int64)
+            ss = ss[::-1].astype(np.int64)
+            join = cc.astype(np.int64) + rr
+            through_gap = dd.astype(np.int64) + ss + (go - ge)
+            j1 = int(np.argmax(join))
+            j2 = int(np.argmax(through_gap))
+            if join[j1] >= through_gap[j2]:
+                left = _Piece(p.a0, mid, p.b0, p.b0 + j1, p.lead, go)
+                right = _Piece(mid, p.a1, p.b0 + j1, p.b1, go, p.tail)
+                p.parts += [left, right]
+            else:  # a vertical gap covers a[mid-1] and a[mid] in column j2
+                left = _Piece(p.a0, mid - 1, p.b0, p.b0 + j2, p.lead, ge)
+                right = _Piece(mid + 1, p.a1, p.b0 + j2, p.b1, ge, p.tail)
+                p.parts += [left, np.ones(2, dtype=np.uint8), right]
+            level += [left, right]
+    out: list[np.ndarray] = []
+    stack = [root]
+    while stack:  # the parts in order, depth first
+        x = stack.pop()
+        if isinstance(x, _Piece):
+            stack.extend(reversed(x.parts))
+        else:
+            out.append(x)
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.uint8)
+
+
+def local_align_threads(kernels, query, target, scoring, base_cells: int, end_at_last: bool, threads: int):
+    """:func:`swgpu.align.traceback.local_align` with the path between start
+    and end found by :func:`global_ops_threads` on ``threads`` threads."""
+    from ...align.alignment import Alignment
+    from ...align.traceback import local_align
+
+    if threads <= 1:
+        return local_align(kernels, query, target, scoring, base_cells, end_at_last)
+    q, t = query.codes, target.codes
+    matrix = scoring.matrix.values
+    go, ge = scoring.gap_open, scoring.gap_extend
+    end = kernels.sw_end_last if end_at_last else kernels.sw_end
+    best, ie, je = end(q, t, matrix, go, ge)
+    best = int(best)
+    if best <= 0:
+        return Alignment.empty_for(query, target)
+    ri, rj = kernels.sw_start(_rev(q[:ie]), _rev(t[:je]), matrix, go, ge, best)
+    if ri == 0:
+        raise RuntimeError("start pass did not reach the best score; this is a bug")
+    i0, j0 = ie - ri, je - rj
+    ops = global_ops_threads(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells, threads)
+    return Alignment.from_ops(query, target, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
+
+
+_OPS = np.frombuffer(b"MID", dtype=np.uint8)
