@@ -61,11 +61,18 @@ def compare(db: Database, scoring: Scoring, queries, hits) -> tuple[np.ndarray, 
     stats = Statistics.for_scoring(scoring)
     scorer = get_engine("cpu", threads=2).database_scorer(scoring)
     scorer.load_database(db.residues, db.offsets)
-    where = {name: k for k, name in enumerate(db.names)}
+    where = {re.sub(r"^gi\|\d+\|", "", name): k for k, name in enumerate(db.names)}  # (as ssearch36 names them)
     residues, count = int(db.lengths.sum()), len(db)
     fit_ratios, lk_ratios = [], []
     for query, scores in zip(queries, scorer.scores_many([q.codes for q in queries])):
         fit = stats.search_fit(scores, db.lengths, len(query))
+        # the same hits at E 1e-3, up to the factor 3 of the E-values: every hit of ssearch36's is one of
+        # swgpu's at 3e-3, every hit of swgpu's at 1e-3 / 3 one of ssearch36's
+        every = stats.search_evalues(scores, db.lengths, len(query), residues, count, fit=fit)
+        theirs = {name for name, _, _, e in hits[query.name] if e <= 1e-3}
+        named = np.array(list(where))[np.argsort(list(where.values()))]
+        assert set(named[every <= 3e-3]) >= theirs, query.name
+        assert set(named[every <= 1e-3 / 3]) <= theirs, query.name
         chosen = [(s, n, e, name) for name, n, s, e in hits[query.name] if 1e-5 <= e <= 10]
         if not chosen:
             continue
