@@ -5,7 +5,7 @@ of the best of them (:mod:`swgpu.workloads.longalign`)."""
 
 from __future__ import annotations
 
-from .checks import non_negative_int, positive_int
+from .checks import non_negative_int, positive_float, positive_int
 from .flags import given
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
                       cluster_of, finish, resolve_output, scoring_from, write_alignments)
@@ -25,6 +25,9 @@ def add_parser(subparsers) -> None:
     add_strand(p, "both")
     p.add_argument("--min-score", type=non_negative_int, default=1,
                    help="report alignments scoring at least this, >= 0 (default 1; 0 also writes empty ones)")
+    p.add_argument("--evalue", type=positive_float, default=None,
+                   help="report only alignments with E-value at most this, > 0 (default: no cut, as EMBOSS water; "
+                        "each pair is its own search space, with --ends the query against all targets)")
     p.add_argument("--max-hsps", type=positive_int, default=1, metavar="N",
                    help="alignments per query-target pair, >= 1 (default 1): the best, then the next best sharing "
                         "no aligned pair with one before it (Waterman-Eggert), on the strand of the best")
@@ -119,8 +122,11 @@ def _write(args, scoring, batches, queries, targets, sequences) -> int:
                                            **report_options(args, queries)) as writer:
         for batch in batches:
             done = int(batch.query_index[-1]) if len(batch) else 0  # query-major: the queries before it are complete
-            if args.min_score > 0:
-                keep = np.flatnonzero(batch.score >= args.min_score)
+            if args.min_score > 0 or args.evalue is not None:
+                ok = batch.score >= args.min_score
+                if args.evalue is not None:
+                    ok &= batch.evalue <= args.evalue
+                keep = np.flatnonzero(ok)
                 batch = batch.take(keep) if keep.size < len(batch) else batch
             if len(batch):
                 write_batch(writer, batch, queries, targets, scoring, query_offset=0)
@@ -139,7 +145,7 @@ def _write_hsps(args, scoring, queries, targets, report) -> int:
         pair = -1
         for a in found:
             pair += a.primary  # a pair's alignments follow its first
-            if a.score >= args.min_score:
+            if a.score >= args.min_score and _within(a, args.evalue):
                 k = pair // len(targets)
                 yield a, queries[k].text, k
 
@@ -155,7 +161,19 @@ def _read(args):
     queries = read_sequences(args.query, args.alphabet)  # read once: the query may be standard input
     targets = read_sequences(args.target, queries[0].alphabet, what="the query file",
                              expect=None if args.alphabet else queries[0].alphabet)
-    return queries, targets, scoring_from(args, queries[0].alphabet)
+    scoring = scoring_from(args, queries[0].alphabet)
+    if args.evalue is not None:
+        from ..exceptions import InputError
+        from ..scoring import Statistics
+
+        if not Statistics.for_scoring(scoring).available:
+            raise InputError(f"{scoring.describe()} has no E-values (see the scoring docs)", param="evalue")
+    return queries, targets, scoring
+
+
+def _within(a, evalue) -> bool:
+    """Whether alignment ``a`` passes ``--evalue`` (always without one)."""
+    return evalue is None or (a.evalue is not None and a.evalue <= evalue)
 
 
 def run_long(args, executor=None) -> int:
@@ -188,7 +206,7 @@ def run_long(args, executor=None) -> int:
                 for k, e in enumerate(r.end_points, 1):
                     out.write(f"{k}\t{r.query.name}\t{e.target}\t{e.strand}\t{e.target_end}\t{e.score}\n")
     written = write_alignments(args, scoring, [(a, r.query.text, k) for k, r in enumerate(results)
-                                               for a in r.alignments],
+                                               for a in r.alignments if _within(a, args.evalue)],
                                targets=[(t.name, len(t)) for t in targets], queries=[r.query for r in results])
     report.phase("write")
     best = max((r.best_score for r in results), default=0)
