@@ -99,9 +99,11 @@ def check_pair(scoring: Scoring, query: Sequence, target: Sequence) -> None:
 
 
 def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, scoring: Scoring,
-                base_cells: int = BASE_CELLS, end_at_last: bool = False) -> Alignment:
+                base_cells: int = BASE_CELLS, end_at_last: bool = False, path=None) -> Alignment:
     """Optimal local alignment of ``query`` against ``target`` with ``kernels``
-    (``end_at_last``: the best one that ends at the target's last letter)."""
+    (``end_at_last``: the best one that ends at the target's last letter).
+    ``path``: what finds the global path between start and end, called as
+    :func:`global_ops` is (by default :func:`global_ops`)."""
     q, t = query.codes, target.codes
     matrix = scoring.matrix.values
     go, ge = scoring.gap_open, scoring.gap_extend
@@ -114,7 +116,7 @@ def local_align(kernels: TracebackKernels, query: Sequence, target: Sequence, sc
     if ri == 0:
         raise RuntimeError("start pass did not reach the best score; this is a bug")
     i0, j0 = ie - ri, je - rj
-    ops = global_ops(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells)
+    ops = (path or global_ops)(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells)
     return Alignment.from_ops(query, target, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
 
 

@@ -155,25 +155,9 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
 def local_align_threads(kernels, query, target, scoring, base_cells: int, end_at_last: bool, threads: int):
     """:func:`swgpu.align.traceback.local_align` with the path between start
     and end found by :func:`global_ops_threads` on ``threads`` threads."""
-    from ...align.alignment import Alignment
     from ...align.traceback import local_align
 
     if threads <= 1:
         return local_align(kernels, query, target, scoring, base_cells, end_at_last)
-    q, t = query.codes, target.codes
-    matrix = scoring.matrix.values
-    go, ge = scoring.gap_open, scoring.gap_extend
-    end = kernels.sw_end_last if end_at_last else kernels.sw_end
-    best, ie, je = end(q, t, matrix, go, ge)
-    best = int(best)
-    if best <= 0:
-        return Alignment.empty_for(query, target)
-    ri, rj = kernels.sw_start(_rev(q[:ie]), _rev(t[:je]), matrix, go, ge, best)
-    if ri == 0:
-        raise RuntimeError("start pass did not reach the best score; this is a bug")
-    i0, j0 = ie - ri, je - rj
-    ops = global_ops_threads(kernels, q[i0:ie], t[j0:je], matrix, go, ge, base_cells, threads)
-    return Alignment.from_ops(query, target, scoring, i0, j0, _OPS[ops].tobytes().decode("ascii"), score=best)
-
-
-_OPS = np.frombuffer(b"MID", dtype=np.uint8)
+    return local_align(kernels, query, target, scoring, base_cells, end_at_last,
+                       path=lambda *args: global_ops_threads(*args, threads))
