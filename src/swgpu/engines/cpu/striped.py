@@ -70,6 +70,42 @@ def striped_profile(t, tables, lanes, seg):
     return prof, tiles
 
 
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, enter, gap_extend, z, vgo, vge, vb, ramp):
+    """One query row through one tile of the striped pass (``H`` of the row
+    before at ``hp``, this row's at ``hc``; ``F`` at ``fbase``; the profile
+    row at ``ap``; ``dprev``: ``H`` of the row before left of the tile,
+    ``enter``: the gap entering it from the left): ``(row best, E, W)``, the
+    lane maxima, the vertical-segment gap and the gap carried across segments."""
+    vmx = z
+    e = z
+    vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
+    for p in range(seg):
+        at = p * lanes
+        f = vload(F, fbase + at)
+        h = vmax(subs(adds(vh, vload(prof, ap + at)), vb), vmax(e, f))
+        vmx = vmax(vmx, h)
+        vstore(H, hc + at, h)
+        hgo = subs(h, vgo)
+        e = vmax(subs(e, vge), hgo)
+        vstore(F, fbase + at, vmax(subs(f, vge), hgo))
+        vh = vload(H, hp + at)
+    # horizontal gaps across the segment boundaries (and from the tile to the left)
+    w = vmax(carry_scan(e, seg * gap_extend), subs(vfill(F, enter), ramp))
+    g = w
+    for p in range(seg):
+        at = p * lanes
+        h = vload(H, hc + at)
+        if not any_gt(g, subs(h, vgo)):
+            break
+        h = vmax(h, g)
+        vstore(H, hc + at, h)
+        vmx = vmax(vmx, h)
+        vstore(F, fbase + at, vmax(vload(F, fbase + at), subs(h, vgo)))
+        g = subs(g, vge)
+    return vmx, e, w
+
+
 @nb.njit(nogil=True, cache=True, boundscheck=False)
 def striped_end(q, prof, tiles, seg, lanes, n, gap_open, gap_extend, bias, limit, block):
     """``(best, i, j, saturated)``: best local score of ``q`` against the
@@ -116,32 +152,8 @@ def striped_end(q, prof, tiles, seg, lanes, n, gap_open, gap_extend, bias, limit
                 hc = hbase + cur * size
                 hp = hbase + pv * size
                 ap = pbase + q[i] * size
-                vmx = z
-                e = z
-                vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
-                for p in range(seg):
-                    at = p * lanes
-                    f = vload(F, fbase + at)
-                    h = vmax(subs(adds(vh, vload(prof, ap + at)), vb), vmax(e, f))
-                    vmx = vmax(vmx, h)
-                    vstore(H, hc + at, h)
-                    hgo = subs(h, vgo)
-                    e = vmax(subs(e, vge), hgo)
-                    vstore(F, fbase + at, vmax(subs(f, vge), hgo))
-                    vh = vload(H, hp + at)
-                # horizontal gaps across the segment boundaries (and from the tile to the left)
-                w = vmax(carry_scan(e, seg * gap_extend), subs(vfill(F, be[i]), ramp))
-                g = w
-                for p in range(seg):
-                    at = p * lanes
-                    h = vload(H, hc + at)
-                    if not any_gt(g, subs(h, vgo)):
-                        break
-                    h = vmax(h, g)
-                    vstore(H, hc + at, h)
-                    vmx = vmax(vmx, h)
-                    vstore(F, fbase + at, vmax(vload(F, fbase + at), subs(h, vgo)))
-                    g = subs(g, vge)
+                vmx, e, w = tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, z, vgo,
+                                     vge, vb, ramp)
                 if any_ge(vmx, vlim):
                     return vhmax(vmx), 0, 0, True
                 if any_gt(vmx, vtb):

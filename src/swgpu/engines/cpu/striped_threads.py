@@ -30,8 +30,8 @@ import os
 import numba as nb
 import numpy as np
 
-from .simd import (adds, any_ge, any_gt, atomic_next, atomic_read, carry_scan, shift_in, subs, vfill, vhmax, vlast,
-                   vload, vmax, vstore)
+from .simd import (any_ge, any_gt, atomic_next, atomic_read, subs, vfill, vhmax, vlast, vload, vmax)
+from .striped import tile_row
 from .sync import load_acquire, store_release
 
 __all__ = ["striped_end_part", "striped_end_finish", "sw_end_threads", "MIN_TILES_PER_THREAD"]
@@ -100,31 +100,8 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
                 hc = hbase + cur * size
                 hp = hbase + pv * size
                 ap = pbase + q[i] * size
-                vmx = z
-                e = z
-                vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
-                for p in range(seg):
-                    at = p * lanes
-                    f = vload(F, fbase + at)
-                    h = vmax(subs(adds(vh, vload(prof, ap + at)), vb), vmax(e, f))
-                    vmx = vmax(vmx, h)
-                    vstore(H, hc + at, h)
-                    hgo = subs(h, vgo)
-                    e = vmax(subs(e, vge), hgo)
-                    vstore(F, fbase + at, vmax(subs(f, vge), hgo))
-                    vh = vload(H, hp + at)
-                w = vmax(carry_scan(e, seg * gap_extend), subs(vfill(F, be[i]), ramp))
-                g = w
-                for p in range(seg):
-                    at = p * lanes
-                    h = vload(H, hc + at)
-                    if not any_gt(g, subs(h, vgo)):
-                        break
-                    h = vmax(h, g)
-                    vstore(H, hc + at, h)
-                    vmx = vmax(vmx, h)
-                    vstore(F, fbase + at, vmax(vload(F, fbase + at), subs(h, vgo)))
-                    g = subs(g, vge)
+                vmx, e, w = tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, z, vgo,
+                                     vge, vb, ramp)
                 if any_ge(vmx, vlim):
                     store_release(state, 0, 1)
                     stop = True
