@@ -97,6 +97,13 @@ def test_dna_strands_equal_one_process(ex, dna, strand):
     assert any(h[strand] == "-" for r in got for h in r[1])  # planted reverse copies found
 
 
+def test_further_alignments_equal_one_process(ex, protein):
+    db, queries, scoring = protein
+    with Searcher(db, scoring, device="cpu", executor=ex) as searcher:
+        got = _rows(searcher.search(queries, top=5, evalue=1e3, max_hsps=3))
+    assert got == _one_process(db, queries, scoring, top=5, evalue=1e3, max_hsps=3)
+
+
 def test_more_parts_than_workers(ex, dna):
     db, queries, scoring = dna
     searcher = Searcher(db, scoring, device="cpu")

@@ -245,7 +245,8 @@ class Searcher:
             self._restat(alignments, fit)
             return alignments
         t0 = time.perf_counter()
-        more = further_alignments(jobs, alignments, self.scoring, self.statistics, self.executor, max_hsps - 1)
+        local = self.executor if self._cluster is None else ThreadExecutor(self.threads)  # (host work)
+        more = further_alignments(jobs, alignments, self.scoring, self.statistics, local, max_hsps - 1)
         self.further_seconds += time.perf_counter() - t0
         hits = with_further(alignments, more)
         self._restat(hits, fit)
