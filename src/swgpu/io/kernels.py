@@ -157,10 +157,11 @@ def copy_two(a, b, which, first, last, offsets, out):  # pragma: no cover
 
 @njit(cache=True, nogil=True)
 def aligned_fill(run_len, run_op, first, last, buf, base, minus, query_side, gap_op, table, offsets, out, a,
-                 b):  # pragma: no cover
+                 b, flip=True):  # pragma: no cover
     """One side of each alignment, ``-`` for gaps (``gap_op``), as BLAST shows it: from ``buf[base[k]]`` on;
-    on the minus strand the query is read backwards through ``table`` (its reverse complement), and the
-    whole line is then reversed through ``table``."""
+    on the minus strand the query is read backwards through ``table`` (its reverse complement), and (with
+    ``flip``) the whole line is then reversed through ``table``; without, the line is the API's (the
+    query as aligned, the target forward)."""
     for k in range(a, b):
         p = offsets[k]
         i = base[k]
@@ -177,7 +178,7 @@ def aligned_fill(run_len, run_op, first, last, buf, base, minus, query_side, gap
                     out[p] = buf[i]
                     i += 1
                 p += 1
-        if minus[k]:
+        if minus[k] and flip:
             lo, hi = offsets[k], p - 1
             while lo < hi:
                 x = out[lo]

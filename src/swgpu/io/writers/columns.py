@@ -155,11 +155,12 @@ _BY_STRAND = {"strand": ["+", "-"], "sstrand": ["plus", "minus"], "frames": ["1/
 
 
 def aligned_texts(batch, index, qletters: Texts, tletters: Texts,
-                  complement: bytes = COMPLEMENT_BYTES) -> tuple[Texts, Texts]:
+                  complement: bytes = COMPLEMENT_BYTES, blast: bool = True) -> tuple[Texts, Texts]:
     """``qseq`` and ``sseq`` of alignments ``index`` (in that order), as
     :func:`.aligned.blast_aligned` gives them: ``qletters``, ``tletters`` the
     queries and targets as read; on the minus strand both lines reverse-complemented
-    with ``complement`` (a 256-byte table)."""
+    with ``complement`` (a 256-byte table). ``blast=False``: the API's lines
+    instead (``Alignment.query_aligned``: the query as aligned, the target forward)."""
     from .. import kernels as K
 
     index = np.asarray(index, dtype=np.int64)
@@ -176,7 +177,8 @@ def aligned_texts(batch, index, qletters: Texts, tletters: Texts,
     for letters, base, query_side, gap in ((qletters, qbase, True, "D"), (tletters, tbase, False, "I")):
         buf = np.empty(int(offsets[-1]), dtype=np.uint8)
         run_ranges(lambda a, b: K.aligned_fill(batch.run_length, batch.run_op, first, last, letters.buffer, base,
-                                              minus, query_side, np.uint8(ord(gap)), table, offsets, buf, a, b),
+                                              minus, query_side, np.uint8(ord(gap)), table, offsets, buf, a, b,
+                                              blast),
                    parts)
         out.append(Texts(buf, offsets))
     return out[0], out[1]
