@@ -286,7 +286,7 @@ class AlignmentWriter(AtomicOutput):
     def letters(self) -> tuple[bool, bool]:
         """Whether :meth:`write_columns` needs the query letters and the target letters."""
         columns = set(self.columns or ())
-        aligned = self.fmt == "json" or bool({"qseq", "sseq", "btop"} & columns)  # (json: the aligned letters)
+        aligned = self.fmt in ("json", "pairwise") or bool({"qseq", "sseq", "btop"} & columns)  # (the aligned letters)
         return self.fmt in _SAM or aligned, aligned
 
     def write_columns(self, batch, qnames, tnames, qletters=None, tletters=None, query_offset=None) -> bool:
@@ -294,7 +294,7 @@ class AlignmentWriter(AtomicOutput):
         :class:`~swgpu.align.batch.AlignmentBatch`; names and letters as
         :class:`~swgpu.io.texts.Texts` indexed by its query and target indexes), as
         :meth:`write` would write each, in compiled code (``sam``, ``bam``,
-        ``blast6``, ``blast7``, ``json``; :attr:`letters` says which letters are needed).
+        ``blast6``, ``blast7``, ``json``, ``pairwise``; :attr:`letters` says which letters are needed).
         ``query_offset`` (``blast7``): alignment ``k`` belongs to the query
         ``query_offset + batch.query_index[k]`` of the writer's queries (default:
         to the first not finished query of its name). Returns False, having
@@ -319,6 +319,10 @@ class AlignmentWriter(AtomicOutput):
             from .json_columns import json_lines
 
             data = json_lines(batch, qnames, tnames, qletters, tletters)
+        elif self.fmt == "pairwise" and qletters is not None and tletters is not None:
+            from .pairwise_columns import pairwise_lines
+
+            data = pairwise_lines(batch, qnames, tnames, qletters, tletters, self.scoring)
         else:
             return False
         if data is None:
@@ -333,7 +337,7 @@ class AlignmentWriter(AtomicOutput):
             return True
         self._flush()
         self._out.write_bytes(data)
-        self.count += len(live) if self.fmt in _SAM or self.fmt == "json" else int(live.sum())
+        self.count += len(live) if self.fmt in _SAM or self.fmt in ("json", "pairwise") else int(live.sum())
         return True
 
     # ------------------------------------------------------------- blast7: the queries
