@@ -95,11 +95,9 @@ def _pairs(rng, n, protein):
     return out
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), protein=st.booleans())
-def test_batch_lines_equal_record_lines_with_letters(seed, protein):
-    rng = np.random.default_rng(seed)
-    pairs = _pairs(rng, 25, protein)
+def traced(rng, pairs, protein: bool, stats: bool = True):
+    """``(scoring, alignments)`` of ``pairs``, DNA ones on a random strand each
+    (the query reverse-complemented on the minus strand), with statistics."""
     scoring = Scoring.default("protein" if protein else "dna")
     tracer = get_engine("cpu").tracer(scoring)
     alns = []
@@ -108,7 +106,17 @@ def test_batch_lines_equal_record_lines_with_letters(seed, protein):
         aln = tracer.align(q.reverse_complement() if minus else q, t)
         aln.strand = "-" if minus else "+"
         alns.append(aln)
-    Statistics.for_scoring(scoring).annotate_each(alns, [(len(q), len(t), 1) for q, t in pairs])
+    if stats:
+        Statistics.for_scoring(scoring).annotate_each(alns, [(len(q), len(t), 1) for q, t in pairs])
+    return scoring, alns
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), protein=st.booleans())
+def test_batch_lines_equal_record_lines_with_letters(seed, protein):
+    rng = np.random.default_rng(seed)
+    pairs = _pairs(rng, 25, protein)
+    scoring, alns = traced(rng, pairs, protein)
     batch = AlignmentBatch.from_alignments(alns)
     qnames = Texts.from_strings([q.name for q, _ in pairs])
     tnames = Texts.from_strings([t.name for _, t in pairs])

@@ -8,7 +8,7 @@ import io
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_blast_aligned_columns import _pairs
+from test_blast_aligned_columns import _pairs, traced
 
 from swgpu import Scoring, Sequence
 from swgpu.align.alignment import Alignment
@@ -18,7 +18,12 @@ from swgpu.io.texts import Texts
 from swgpu.io.writers import AlignmentWriter
 from swgpu.io.writers.json_columns import json_lines
 from swgpu.io.writers.jsonl import format_json
-from swgpu.scoring import Statistics
+
+
+def live_only(pairs, alns):
+    """The pairs and alignments whose alignment is not empty."""
+    live = [k for k, a in enumerate(alns) if not a.empty]
+    return [pairs[k] for k in live], [alns[k] for k in live]
 
 
 def _batch(pairs, alns):
@@ -32,17 +37,8 @@ def _batch(pairs, alns):
 def test_json_lines_equal_the_record_writer(seed, protein):
     rng = np.random.default_rng(seed)
     pairs = _pairs(rng, 25, protein)
-    scoring = Scoring.default("protein" if protein else "dna")
-    tracer = get_engine("cpu").tracer(scoring)
-    alns = []
-    for q, t in pairs:
-        minus = not protein and rng.random() < 0.5
-        aln = tracer.align(q.reverse_complement() if minus else q, t)
-        aln.strand = "-" if minus else "+"
-        alns.append(aln)
-    Statistics.for_scoring(scoring).annotate_each(alns, [(len(q), len(t), 1) for q, t in pairs])
-    live = [k for k, a in enumerate(alns) if not a.empty]
-    pairs, alns = [pairs[k] for k in live], [alns[k] for k in live]
+    _, alns = traced(rng, pairs, protein)
+    pairs, alns = live_only(pairs, alns)
     batch, *texts = _batch(pairs, alns)
     want = "".join(format_json(a) + "\n" for a in alns)
     assert bytes(json_lines(batch, *texts)).decode() == want

@@ -8,15 +8,14 @@ import io
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_blast_aligned_columns import _pairs
-from test_json_columns import _batch
+from test_blast_aligned_columns import _pairs, traced
+from test_json_columns import _batch, live_only
 
 from swgpu import Scoring, Sequence
 from swgpu.engines import get_engine
 from swgpu.io.writers import AlignmentWriter
 from swgpu.io.writers.pairwise import format_pairwise
 from swgpu.io.writers.pairwise_columns import pairwise_lines
-from swgpu.scoring import Statistics
 
 
 @settings(max_examples=30, deadline=None)
@@ -28,18 +27,8 @@ def test_pairwise_equals_the_record_writer(seed, protein, width, stats):
     if rng.random() < 0.5:  # a long name moves the columns
         q, t = pairs[0]
         pairs[0] = (Sequence.from_text("a_query_name_longer_than_13", q.text, q.alphabet), t)
-    scoring = Scoring.default("protein" if protein else "dna")
-    tracer = get_engine("cpu").tracer(scoring)
-    alns = []
-    for q, t in pairs:
-        minus = not protein and rng.random() < 0.5
-        aln = tracer.align(q.reverse_complement() if minus else q, t)
-        aln.strand = "-" if minus else "+"
-        alns.append(aln)
-    if stats:
-        Statistics.for_scoring(scoring).annotate_each(alns, [(len(q), len(t), 1) for q, t in pairs])
-    live = [k for k, a in enumerate(alns) if not a.empty]
-    pairs, alns = [pairs[k] for k in live], [alns[k] for k in live]
+    scoring, alns = traced(rng, pairs, protein, stats)
+    pairs, alns = live_only(pairs, alns)
     batch, *texts = _batch(pairs, alns)
     want = "".join(format_pairwise(a, scoring, width) for a in alns)
     assert bytes(pairwise_lines(batch, *texts, scoring, width)).decode() == want
