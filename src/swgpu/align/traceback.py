@@ -24,7 +24,7 @@ from ..io.sequence import Sequence
 from ..scoring import Scoring
 from .alignment import Alignment
 
-__all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "check_pair", "BASE_CELLS"]
+__all__ = ["TracebackKernels", "PairTracer", "local_align", "global_ops", "check_pair", "split_column", "BASE_CELLS"]
 
 
 class TracebackKernels(Protocol):
@@ -75,22 +75,33 @@ def _diff(kernels, a, b, matrix, go, ge, lead, tail, base_cells, out):
         out.append(ops)
         return
     mid = m // 2
-    cc, dd = kernels.nw_last_row(a[:mid], b, matrix, go, ge, lead)
-    rr, ss = kernels.nw_last_row(_rev(a[mid:]), _rev(b), matrix, go, ge, tail)
-    rr = rr[::-1].astype(np.int64)
-    ss = ss[::-1].astype(np.int64)
-    join = cc.astype(np.int64) + rr
-    through_gap = dd.astype(np.int64) + ss + (go - ge)
+    forward = kernels.nw_last_row(a[:mid], b, matrix, go, ge, lead)
+    backward = kernels.nw_last_row(_rev(a[mid:]), _rev(b), matrix, go, ge, tail)
+    gap, j = split_column(forward, backward, go, ge)
+    if not gap:
+        _diff(kernels, a[:mid], b[:j], matrix, go, ge, lead, go, base_cells, out)
+        _diff(kernels, a[mid:], b[j:], matrix, go, ge, go, tail, base_cells, out)
+    else:
+        # a vertical gap covers a[mid-1] and a[mid] in column j
+        _diff(kernels, a[: mid - 1], b[:j], matrix, go, ge, lead, ge, base_cells, out)
+        out.append(np.ones(2, dtype=np.uint8))
+        _diff(kernels, a[mid + 1 :], b[j:], matrix, go, ge, ge, tail, base_cells, out)
+
+
+def split_column(forward, backward, go: int, ge: int) -> tuple[bool, int]:
+    """Where the optimal path crosses the middle row, from the two half passes
+    (``nw_last_row`` of the upper half forward, of the lower half reversed):
+    ``(False, j)`` -- it passes between the halves at column ``j``; or
+    ``(True, j)`` -- a vertical gap covers both rows beside the middle in column
+    ``j``. The first such column, joins before gaps (the tie rule of every
+    engine's traceback)."""
+    cc, dd = forward
+    rr, ss = backward
+    join = cc.astype(np.int64) + rr[::-1].astype(np.int64)
+    through_gap = dd.astype(np.int64) + ss[::-1].astype(np.int64) + (go - ge)
     j1 = int(np.argmax(join))
     j2 = int(np.argmax(through_gap))
-    if join[j1] >= through_gap[j2]:
-        _diff(kernels, a[:mid], b[:j1], matrix, go, ge, lead, go, base_cells, out)
-        _diff(kernels, a[mid:], b[j1:], matrix, go, ge, go, tail, base_cells, out)
-    else:
-        # a vertical gap covers a[mid-1] and a[mid] in column j2
-        _diff(kernels, a[: mid - 1], b[:j2], matrix, go, ge, lead, ge, base_cells, out)
-        out.append(np.ones(2, dtype=np.uint8))
-        _diff(kernels, a[mid + 1 :], b[j2:], matrix, go, ge, ge, tail, base_cells, out)
+    return (False, j1) if join[j1] >= through_gap[j2] else (True, j2)
 
 
 def check_pair(scoring: Scoring, query: Sequence, target: Sequence) -> None:

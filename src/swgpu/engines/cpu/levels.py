@@ -29,6 +29,8 @@ import threading
 
 import numpy as np
 
+from ...align.traceback import split_column
+
 __all__ = ["global_ops_threads"]
 
 
@@ -124,21 +126,15 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
         _run([f for _, f in tasks], threads)
         level = []
         for p, mid in split:
-            (cc, dd), (rr, ss) = p.rows
+            gap, j = split_column(p.rows[0], p.rows[1], go, ge)
             p.rows = None
-            rr = rr[::-1].astype(np.int64)
-            ss = ss[::-1].astype(np.int64)
-            join = cc.astype(np.int64) + rr
-            through_gap = dd.astype(np.int64) + ss + (go - ge)
-            j1 = int(np.argmax(join))
-            j2 = int(np.argmax(through_gap))
-            if join[j1] >= through_gap[j2]:
-                left = _Piece(p.a0, mid, p.b0, p.b0 + j1, p.lead, go)
-                right = _Piece(mid, p.a1, p.b0 + j1, p.b1, go, p.tail)
+            if not gap:
+                left = _Piece(p.a0, mid, p.b0, p.b0 + j, p.lead, go)
+                right = _Piece(mid, p.a1, p.b0 + j, p.b1, go, p.tail)
                 p.parts += [left, right]
-            else:  # a vertical gap covers a[mid-1] and a[mid] in column j2
-                left = _Piece(p.a0, mid - 1, p.b0, p.b0 + j2, p.lead, ge)
-                right = _Piece(mid + 1, p.a1, p.b0 + j2, p.b1, ge, p.tail)
+            else:  # a vertical gap covers a[mid-1] and a[mid] in column j
+                left = _Piece(p.a0, mid - 1, p.b0, p.b0 + j, p.lead, ge)
+                right = _Piece(mid + 1, p.a1, p.b0 + j, p.b1, ge, p.tail)
                 p.parts += [left, np.ones(2, dtype=np.uint8), right]
             level += [left, right]
     out: list[np.ndarray] = []
