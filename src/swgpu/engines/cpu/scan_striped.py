@@ -29,7 +29,7 @@ import numpy as np
 from .jit import announce_compile
 from .simd import (adds, any_ge, any_gt, carry_scan, shift_in, subs, vfill, vlast, vload, vlookup, vmax,
                    vstore, zip_hi, zip_lo)
-from .striped import _tables
+from .striped import _tables, pass_vectors
 
 __all__ = ["BLOCK_ROWS", "STRETCH_COLS", "TILE_BYTES", "column_maxima_striped", "stretch_pass"]
 
@@ -131,17 +131,7 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
     be_in = np.zeros(m, dtype=np.int64)
     corner = np.zeros(stretch_tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of tile)
     nextcorner = np.zeros(stretch_tiles + 1, dtype=np.int64)
-    ramp_a = np.zeros(lanes, dtype=dt)
-    top = np.iinfo(dt).max
-    for lane in range(lanes):
-        ramp_a[lane] = min(lane * seg * gap_extend, top)
-    z = vfill(F, 0)
-    vgo = vfill(F, gap_open)
-    vge = vfill(F, gap_extend)
-    vb = vfill(F, bias)
-    vlim = vfill(F, limit)
-    vseg = vfill(F, min(seg * gap_extend, top))
-    ramp = vload(ramp_a, 0)
+    z, vgo, vge, vb, vlim, vseg, ramp = pass_vectors(F, lanes, seg, gap_open, gap_extend, bias, limit)
     col = start
     while col < c1:
         ncols = min(width, c1 - col)

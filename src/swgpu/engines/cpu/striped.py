@@ -71,6 +71,19 @@ def striped_profile(t, tables, lanes, seg):
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def pass_vectors(F, lanes, seg, gap_open, gap_extend, bias, limit):
+    """The constant vectors of a striped pass in the lanes of ``F``: zero, gap
+    open, gap extend, bias, the saturation limit, a segment's gap extension,
+    and the ramp of gap extensions across the lanes of one column."""
+    ramp_a = np.zeros(lanes, dtype=F.dtype)
+    top = np.iinfo(F.dtype).max
+    for lane in range(lanes):
+        ramp_a[lane] = min(lane * seg * gap_extend, top)
+    return (vfill(F, 0), vfill(F, gap_open), vfill(F, gap_extend), vfill(F, bias), vfill(F, limit),
+            vfill(F, min(seg * gap_extend, top)), vload(ramp_a, 0))
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
 def tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, enter, gap_extend, z, vgo, vge, vb, ramp):
     """One query row through one tile of the striped pass (``H`` of the row
     before at ``hp``, this row's at ``hc``; ``F`` at ``fbase``; the profile
@@ -126,17 +139,7 @@ def striped_end(q, prof, tiles, seg, lanes, n, gap_open, gap_extend, bias, limit
     be = np.zeros(max(1, m), dtype=np.int64)  # per row: E entering the tile
     corner = np.zeros(tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of tile)
     nextcorner = np.zeros(tiles + 1, dtype=np.int64)
-    ramp_a = np.zeros(lanes, dtype=dt)
-    top = np.iinfo(dt).max
-    for lane in range(lanes):
-        ramp_a[lane] = min(lane * seg * gap_extend, top)
-    z = vfill(F, 0)
-    vgo = vfill(F, gap_open)
-    vge = vfill(F, gap_extend)
-    vb = vfill(F, bias)
-    vlim = vfill(F, limit)
-    vseg = vfill(F, min(seg * gap_extend, top))
-    ramp = vload(ramp_a, 0)
+    z, vgo, vge, vb, vlim, vseg, ramp = pass_vectors(F, lanes, seg, gap_open, gap_extend, bias, limit)
     for i0 in range(0, m, block):
         i1 = min(m, i0 + block)
         for c in range(tiles):

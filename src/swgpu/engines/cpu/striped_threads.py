@@ -30,8 +30,8 @@ import os
 import numba as nb
 import numpy as np
 
-from .simd import (any_ge, any_gt, atomic_next, atomic_read, subs, vfill, vhmax, vlast, vload, vmax)
-from .striped import tile_row
+from .simd import (any_ge, any_gt, atomic_next, atomic_read, subs, vfill, vhmax, vlast, vmax)
+from .striped import pass_vectors, tile_row
 from .sync import load_acquire, store_release
 
 __all__ = ["striped_end_part", "striped_end_finish", "sw_end_threads", "MIN_TILES_PER_THREAD"]
@@ -63,17 +63,7 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
     lbest = np.zeros(own, dtype=np.int64)
     lrow = np.full(own, -1, dtype=np.int64)
     corner = np.zeros(own, dtype=np.int64)  # H(first row of the block - 1, column left of the tile)
-    ramp_a = np.zeros(lanes, dtype=prof.dtype)
-    top = np.iinfo(prof.dtype).max
-    for lane in range(lanes):
-        ramp_a[lane] = min(lane * seg * gap_extend, top)
-    z = vfill(F, 0)
-    vgo = vfill(F, gap_open)
-    vge = vfill(F, gap_extend)
-    vb = vfill(F, bias)
-    vlim = vfill(F, limit)
-    vseg = vfill(F, min(seg * gap_extend, top))
-    ramp = vload(ramp_a, 0)
+    z, vgo, vge, vb, vlim, vseg, ramp = pass_vectors(F, lanes, seg, gap_open, gap_extend, bias, limit)
     blocks = (m + block - 1) // block
     stop = False
     for blk in range(blocks):
