@@ -25,7 +25,10 @@ from .spill import Spill
 __all__ = ["BamOutput", "bam_available", "require_pysam"]
 
 _BLOCK = 16 << 20
-_NOT_NUCLEOTIDE = re.compile(r"[^=ACMGRSVTWYHKDBNacmgrsvtwyhkdbn]")  # (BAM's 4-bit letters)
+_NUCLEOTIDE = "=ACMGRSVTWYHKDBNacmgrsvtwyhkdbn"  # (BAM's 4-bit letters)
+#: A record (not a header line) whose SEQ (field 10, not ``*``) has another letter: its name and that letter.
+_BAD_SEQ = re.compile(rf"^(?!@)([^\t\n]*)\t(?:[^\t\n]*\t){{8}}(?!\*\t)[{_NUCLEOTIDE}]*([^{_NUCLEOTIDE}\t\n])",
+                      re.M)
 
 
 def bam_available() -> bool:
@@ -102,25 +105,23 @@ class BamOutput(AtomicOutput):
 
 
 def _convert(sam: str, bam: str) -> None:
-    """The SAM file ``sam`` as the BAM file ``bam``: the same header and records.
-    BAM holds SEQ in 4-bit codes (nucleotides, case lost): a SEQ with another
-    letter (protein) is refused rather than written as ``N``."""
+    """The SAM file ``sam`` as the BAM file ``bam``: the same header and records
+    (samtools through pysam, in compiled code). BAM holds SEQ in 4-bit codes
+    (nucleotides, case lost): a SEQ with another letter (protein) is refused
+    rather than written as ``N``."""
     import pysam
 
+    _check_letters(sam)
+    pysam.samtools.view("-b", "--no-PG", "-o", bam, sam, catch_stdout=False)
+
+
+def _check_letters(sam: str) -> None:
+    """InputError when a record's SEQ has a letter BAM cannot hold (one
+    regular-expression search a block of whole lines)."""
     with open(sam, encoding="utf-8") as fh:
-        head = []
-        line = fh.readline()
-        while line.startswith("@"):
-            head.append(line)
-            line = fh.readline()
-        header = pysam.AlignmentHeader.from_text("".join(head))
-        with pysam.AlignmentFile(bam, "wb", header=header) as out:
-            while line:
-                fields = line.rstrip("\n")
-                seq = fields.split("\t", 10)[9]
-                if seq != "*" and (bad := _NOT_NUCLEOTIDE.search(seq)):
-                    raise InputError(f"BAM stores sequences as nucleotides: {bad.group()!r} in the query of "
-                                     f"{fields.split(chr(9), 1)[0]!r} cannot be written (protein?): write SAM "
-                                     "(-f sam)", param="format")
-                out.write(pysam.AlignedSegment.fromstring(fields, header))
-                line = fh.readline()
+        while block := "".join(fh.readlines(_BLOCK)):
+            bad = _BAD_SEQ.search(block)
+            if bad:
+                raise InputError(f"BAM stores sequences as nucleotides: {bad.group(2)!r} in the query of "
+                                 f"{bad.group(1)!r} cannot be written (protein?): write SAM (-f sam)",
+                                 param="format")
