@@ -69,10 +69,9 @@ def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier
     matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int64)
     o, e = int(scoring.gap_open), int(scoring.gap_extend)
     found: list[Alignment] = []
-    done = [a for a in earlier if not a.empty]
+    forbid = forbidden_pairs([a for a in earlier if not a.empty], q.size)
     floor = max(int(min_score), 1)
     while len(found) < count and q.size and t.size:
-        forbid = forbidden_pairs(done, q.size)
         best, ie, je = K.masked_end(q, t, matrix, o, e, forbid)
         if best < floor:
             break
@@ -88,5 +87,5 @@ def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier
         letters = np.frombuffer(b"MID", dtype=np.uint8)[ops[:k][::-1]].tobytes().decode("ascii")
         a = Alignment.from_ops(query, target, scoring, i0, j0, letters, score=int(best))
         found.append(a)
-        done.append(a)
+        forbid = np.vstack([forbid, forbidden_pairs([a], q.size)])
     return found

@@ -28,6 +28,7 @@ from .rows import Rows, Texts
 __all__ = ["pairwise_lines"]
 
 _BAR, _COLON, _DOT, _SPACE = (ord(c) for c in "|:. ")
+_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)  # (a number's digits: 1 + the powers of ten at or below it)
 
 
 def _ascii(names: Texts) -> bool:
@@ -81,7 +82,7 @@ def pairwise_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts, tletter
     name_width = np.maximum(np.maximum(qlen_names, tlen_names), _NAME_WIDTH)
     minus = batch.strand.astype(np.bool_)
     widest = np.maximum(np.maximum(batch.query_end, batch.target_end), np.where(minus, batch.query_length, 0))
-    digits = np.maximum(6, np.char.str_len(widest.astype(str))).astype(np.int64)
+    digits = np.maximum(6, np.searchsorted(_POWERS, widest, side="right") + 1).astype(np.int64)
     args = (qa.buffer, ta.buffer, ml, qa.offsets, qnames.buffer, qnames.offsets, qi, tnames.buffer, tnames.offsets,
             ti, name_width, digits, batch.query_start, batch.target_start, batch.query_length, minus, int(width))
     sizes = np.empty(n, dtype=np.int64)
