@@ -14,16 +14,6 @@ from swgpu.io.readers import read_sequence_batch
 from swgpu.io.sequence_batch import SequenceBatch
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _compiled_reader():
-    """The compiled reader for files of any size (new processes take it from 32 MiB on)."""
-    from swgpu.io import compiled
-
-    old, compiled.COMPILED_BYTES = compiled.COMPILED_BYTES, 0
-    yield
-    compiled.COMPILED_BYTES = old
-
-
 _LINES = ["ACGT", "acgtn", "N", "GATTACA", " ", "\r", "ACGTACGTACGTACGTACGT"]
 _BAD = ["J", "#c", "\x01", ""]
 

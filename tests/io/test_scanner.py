@@ -14,16 +14,6 @@ from swgpu.io import encoding, scanner
 from swgpu.io.alphabet import SAMPLE_LETTERS
 from swgpu.io.readers import read_sequence_batch, read_sequences
 
-@pytest.fixture(autouse=True, scope="module")
-def _compiled_reader():
-    """The compiled reader for files of any size (new processes take it from 32 MiB on)."""
-    from swgpu.io import compiled
-
-    old, compiled.COMPILED_BYTES = compiled.COMPILED_BYTES, 0
-    yield
-    compiled.COMPILED_BYTES = old
-
-
 _HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  "]
 _LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", ""]
 

@@ -34,7 +34,6 @@ import numpy as np
 
 from ..exceptions import InputError
 from .alphabet import Alphabet, check_alphabet, get_alphabet
-from .compiled import worth_bytes
 from .sequence_batch import SequenceBatch
 
 __all__ = ["BLOCK", "file_batches", "paired_batches", "read_ahead"]
@@ -68,7 +67,7 @@ def file_batches(path, alphabet: str | Alphabet, *, expect: str | Alphabet | Non
         yield whole
         return
     done = 0
-    if size is not None and worth_bytes(size):
+    if size is not None:
         for batch in _scanned(path, alpha, expect, what, hint, block):
             if batch is None:  # not the common case: record by record from here (the same records)
                 break

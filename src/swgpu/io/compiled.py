@@ -1,10 +1,11 @@
-"""When the compiled (Numba) paths of reading and writing pay for themselves.
+"""When the compiled (Numba) paths of writing pay for themselves.
 
 Loading Numba and its cached kernels costs a new process 0.3-1 s (more where
 SciPy is installed, which Numba probes), about what the array and
 record-by-record paths spend on 100,000 records. So a command takes the
-compiled paths for large inputs, or when Numba is loaded already (the CPU
+compiled paths for large outputs, or when Numba is loaded already (the CPU
 engine loads it), and the others below that; both give the same bytes.
+(Reading needs no compiled code: :mod:`.scan_arrays`.)
 
 >>> worth(10) in (True, False), worth(COMPILED_RECORDS)
 (True, True)
@@ -14,23 +15,16 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "load_numba", "announce_compile",
+__all__ = ["COMPILED_RECORDS", "worth", "load_numba", "announce_compile",
            "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
-#: Bytes of input from which the compiled reader is taken.
-COMPILED_BYTES = 32 << 20
 
 
 def worth(records: int) -> bool:
     """Whether ``records`` records are handled in compiled code."""
     return records >= COMPILED_RECORDS or "numba" in sys.modules
-
-
-def worth_bytes(size: int) -> bool:
-    """Whether an input of ``size`` bytes is read in compiled code."""
-    return size >= COMPILED_BYTES or "numba" in sys.modules
 
 
 #: Set by the command line: Numba is loaded without probing SciPy's BLAS

@@ -1,0 +1,83 @@
+"""The array scan of FASTA text gives the compiled scan's fields, letters and codes, or sends the text to it."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swgpu.io import kernels as K
+from swgpu.io.alphabet import DNA, PROTEIN
+from swgpu.io.scan_arrays import RECHECK, REJECT, scan_part
+from swgpu.io.scanner import _CLASS
+
+_HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  ", "\x01", ">"]
+_LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", "", "\x7f", "é", "\xff"]
+
+
+@st.composite
+def _fasta(draw) -> bytes:
+    lines = []
+    for _ in range(draw(st.integers(1, 8))):
+        lines.append(">" + "".join(draw(st.lists(st.sampled_from(_HEADER_PARTS), max_size=4))))
+        for _ in range(draw(st.integers(0, 3))):
+            lines.append("".join(draw(st.lists(st.sampled_from(_LINE_PARTS), max_size=5))))
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    text = end.join(lines) + draw(st.sampled_from([end, ""]))
+    return text.encode("latin-1" if draw(st.booleans()) else "utf-8")
+
+
+def _compiled(data: np.ndarray, lut: np.ndarray, exact: bool):
+    letters = np.empty(data.size, dtype=np.uint8)
+    codes = np.empty(data.size, dtype=np.uint8)
+    fields, loff, used, bad = K.scan(data, _CLASS, lut.copy(), letters, codes, exact)
+    return bad, fields, loff, letters[:used], codes[:used]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=_fasta(), table=st.sampled_from([DNA.table, PROTEIN.table, None]))
+def test_array_scan_equals_the_compiled_scan(text, table):
+    data = np.frombuffer(text, dtype=np.uint8)
+    lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
+    got = scan_part(data, lut)
+    exact = _compiled(data, lut, True)
+    if got is REJECT:
+        assert exact[0]  # the byte-by-byte scan finds a problem too
+        return
+    if got is RECHECK:  # something among the letters: the byte-by-byte scan decides
+        if table is not None:
+            assert _compiled(data, lut, False)[0]  # the compiled whole-line scan would not take it either
+        return
+    bad, fields, loff, letters, codes = exact
+    assert not bad
+    assert got[0].tolist() == fields.tolist() and got[1].tolist() == loff.tolist()
+    assert bytes(got[2]) == bytes(letters) and bytes(got[3]) == bytes(codes)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_fasta(), least=st.integers(1, 64))
+def test_parts_on_threads_and_compiled_parts_equal_one_part(text, least):
+    from swgpu.io.scanner import _scan_parts
+
+    data = np.frombuffer(text, dtype=np.uint8)
+    lut = np.frombuffer(DNA.table, dtype=np.uint8)
+    one = scan_part(data, lut)
+    for other in (_scan_parts(data, lut, 4, least), _scan_parts(data, lut, 4, least, compiled=True)):
+        if isinstance(one, str) or isinstance(other, str):
+            # a part's problem: the exact scan decides either way; a rejection is one
+            assert isinstance(one, str) and isinstance(other, str)
+            assert one == other or RECHECK in (one, other)
+            continue
+        for a, b in zip(one, other):
+            assert a.tolist() == b.tolist()
+
+
+def test_reading_takes_no_compiled_code():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from swgpu.io.scanner import scan_fasta; from swgpu.io.alphabet import DNA; "
+            "f = scan_fasta(np.frombuffer(b'>a x\\nACGT\\n>b\\nGG\\n', dtype=np.uint8), DNA.table); "
+            "print(f[0].strings(), 'numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['a', 'b'] False"
