@@ -76,14 +76,16 @@ class Terminated(KeyboardInterrupt):
 
 
 class _Termination:
-    """SIGTERM and SIGHUP as Ctrl-C: between :meth:`install` and :meth:`restore`
-    they raise :class:`Terminated` in the main thread inside the ``with`` block
-    (one that came before it raises on entering it), and do nothing once the
-    block has ended, so that clean-up is not interrupted.
+    """SIGINT, SIGTERM and SIGHUP: between :meth:`install` and :meth:`restore`
+    they raise ``KeyboardInterrupt`` (SIGINT) or :class:`Terminated` in the
+    main thread inside the ``with`` block (one that came before it raises on
+    entering it), and do nothing once the block has ended, so that clean-up is
+    not interrupted.
 
-    Python drops an exception raised inside a ``__del__`` (Numba's compiler
-    runs many); so once a signal has come, it is sent again to the main thread
-    every half second until the block has ended. A signal ignored at
+    Python drops an exception raised inside a ``__del__`` or a garbage
+    collector callback (Numba's compiler and Dask's client run many); so once
+    a signal has come, it is sent again to the main thread every half second
+    until the block has ended. A signal ignored at
     :meth:`install` (``nohup``) stays ignored. Outside the main thread nothing
     is changed.
     """
@@ -100,7 +102,7 @@ class _Termination:
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
-        for signum in (signal.SIGTERM, signal.SIGHUP):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             old = signal.getsignal(signum)
             if old is not signal.SIG_IGN:
                 self._previous[signum] = old
@@ -115,7 +117,7 @@ class _Termination:
     def __enter__(self) -> "_Termination":
         self.armed = True
         if self.signum is not None:
-            raise Terminated(self.signum)
+            _raise(self.signum)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -130,7 +132,7 @@ class _Termination:
             self.signum = signum
             threading.Thread(target=self._resend, name="swgpu-signal-resend", daemon=True).start()
         if self.armed:
-            raise Terminated(self.signum)
+            _raise(self.signum)
 
     def _resend(self) -> None:
         main_thread = threading.main_thread().ident
@@ -140,6 +142,12 @@ class _Termination:
                 if self.done:
                     return
                 signal.pthread_kill(main_thread, self.signum)  # type: ignore[arg-type]
+
+
+def _raise(signum: int) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
 
 
 def _print_warning(message, category, filename, lineno, file=None, line=None) -> None:
