@@ -2,7 +2,7 @@
 # Build CUDASW++ 4.0 (github.com/asbschmidt/CUDASW4) for the GPUs of this
 # machine and time its search beside swgpu's, checking that the scores agree.
 #
-#   benchmarks/peers/cudasw4.sh build SRC BUILD          # SRC: a CUDASW4 source tree
+#   [ARCH=sm_90] benchmarks/peers/cudasw4.sh build SRC BUILD   # SRC: a CUDASW4 source tree
 #   benchmarks/peers/cudasw4.sh makedb BUILD DB.fa[.gz] DBDIR
 #   benchmarks/peers/cudasw4.sh run BUILD QUERIES.fa DBDIR [align options]
 #   benchmarks/peers/cudasw4.sh check CUDASW4.tsv SWGPU.tsv
@@ -22,7 +22,14 @@ build)
     src=${2:?source tree}; build=${3:?build dir}
     rm -rf "$build"; mkdir -p "$build"; cp -r "$src"/. "$build"/
     cd "$build"
-    # -arch=native: the GPUs this build runs on (Hopper for the DPX kernels)
+    # -arch=native: the GPUs this build runs on (Hopper for the DPX kernels);
+    # ARCH=sm_90 builds for Hopper on a machine without a GPU.
+    [ -z "${ARCH:-}" ] || sed -i "s/-arch=native/-arch=$ARCH/" Makefile
+    # CUDA 13 ships NVTX as headers only (nvtx3), without libnvToolsExt
+    cudalib=$(dirname "$(command -v nvcc)")/../lib64
+    ls "$cudalib"/libnvToolsExt.so* > /dev/null 2>&1 || sed -i 's/ -lnvToolsExt//' Makefile
+    # makedb.cpp includes Thrust, which CUDA 13 compiles only as CUDA source
+    sed -i '/^$(BUILDDIR)\/makedb.o/{n;s/-c \$</-x cu -c $</;s/\$(COMPILE)/$(COMPILER) $(NVCC_FLAGS) $(DIALECT) $(OPTIMIZATION) $(WARNINGS) -x cu -c $< -o $@/}' Makefile
     make -j "$(nproc)" align makedb > build.log 2>&1 || { tail -30 build.log; exit 1; }
     echo "cudasw4: built $build/align and $build/makedb"
     ;;

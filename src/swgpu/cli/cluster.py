@@ -22,6 +22,7 @@ import logging
 import os
 
 from ..exceptions import InputError
+from ..parallel import SCHEDULER_ENV
 from .checks import positive_int
 
 __all__ = ["add_cluster", "executor_from", "cluster_of"]
@@ -42,17 +43,21 @@ def add_cluster(p: argparse.ArgumentParser) -> None:
                    help="show Dask's own log lines (INFO and above) on standard error")
 
 
+def wants_cluster(args) -> bool:
+    """Whether the options (or ``$SWGPU_SCHEDULER``) ask for a Dask cluster."""
+    return (getattr(args, "scheduler", None) is not None or getattr(args, "workers", None) is not None
+            or bool(os.environ.get(SCHEDULER_ENV, "").strip()))
+
+
 def executor_from(args):
     """The Dask executor the options ask for (``--scheduler``, else
     ``$SWGPU_SCHEDULER`` unless ``--workers`` is given, or ``--workers``), or
     None to run in this process. With ``--workers N`` and a GPU in use
     (``--device cuda``, or ``auto`` with a GPU), the local cluster has one
     worker per GPU: the first N ids of ``--gpus``. Close it when done."""
-    from ..parallel.dask_executor import SCHEDULER_ENV
-
-    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
-    if scheduler is None and workers is None and not os.environ.get(SCHEDULER_ENV, "").strip():
+    if not wants_cluster(args):
         return None
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
     from ..parallel.dask_executor import QUIET, executor_for
 
     if scheduler is not None and workers is not None:

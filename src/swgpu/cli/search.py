@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from .checks import positive_float, positive_int
+from .cluster import wants_cluster
 from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
                       cluster_of, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
 from .paths import declare
@@ -48,6 +51,15 @@ def _descriptions(db, wanted: bool) -> dict | None:
     return {name: text for name, text in zip(db.names, descriptions) if text}
 
 
+def _start_engine(device: str) -> None:
+    from ..engines import resolve_device
+
+    try:
+        resolve_device(device)
+    except Exception:  # said again, in one line, where the engine is asked for
+        pass
+
+
 def run(args) -> int:
     from ..io.database import Database
     from ..io.readers import read_sequences
@@ -55,11 +67,19 @@ def run(args) -> int:
     report = Report("swgpu search", args.quiet, timings=args.timings)
     resolve_output(args)
     check_scoring(args)
-    db = Database.load(args.db, args.alphabet)
-    queries = read_sequences(args.query, db.alphabet, what="the database",
-                             expect=None if args.alphabet else db.alphabet)
-    scoring = scoring_from(args, db.alphabet)
-    report.phase("read")
+    pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
+    try:  # the engine starts (CuPy, a GPU's context) while the database and the queries are read
+        local = args.device != "cpu" and not wants_cluster(args)
+        starting = pool.submit(_start_engine, args.device) if local else None
+        db = Database.load(args.db, args.alphabet)
+        queries = read_sequences(args.query, db.alphabet, what="the database",
+                                 expect=None if args.alphabet else db.alphabet)
+        scoring = scoring_from(args, db.alphabet)
+        report.phase("read")
+        if starting is not None:
+            starting.result()
+    finally:  # (an error while reading does not wait for the engine)
+        pool.shutdown(wait=False, cancel_futures=True)
     with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
         return _search(args, report, db, queries, scoring, executor)
 

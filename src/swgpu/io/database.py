@@ -25,7 +25,6 @@ import json
 import os
 import struct
 import warnings
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -176,7 +175,7 @@ class Database:
         sections = {"offsets": self.offsets.astype("<i8"), "index": self.index.astype("<i8"),
                     "residues": np.ascontiguousarray(self.residues, dtype=np.uint8),
                     "names": _lines(self.names, "name"), "descriptions": _lines(self.descriptions, "description")}
-        crcs = {name: zlib.crc32(arr) for name, arr in sections.items()}
+        crcs = {name: _crc32(arr) for name, arr in sections.items()}
         header = {"format": FORMAT, "alphabet": self.alphabet.name, "sequences": len(self),
                   "residues": self.total_residues, "source": self.source, "size": 0, "sections": {}}
         raw = b""
@@ -191,7 +190,7 @@ class Database:
                 break
             raw = new
         with OutputFile(path, binary=True) as out:
-            out.write(MAGIC + struct.pack("<QII", len(raw), zlib.crc32(raw), 0) + raw)
+            out.write(MAGIC + struct.pack("<QII", len(raw), _crc32(raw), 0) + raw)
             at = _PREAMBLE + len(raw)
             for name, arr in sections.items():
                 start = header["sections"][name][0]
@@ -239,6 +238,23 @@ class Database:
             raise _Damaged(f"residue codes outside the {alphabet.name} alphabet")
         names, descriptions = _split_lines(parts["names"], n, "names"), _split_lines(parts["descriptions"], n, "descriptions")
         return cls(alphabet, names, offsets, residues, index, str(header.get("source", "")), descriptions)
+
+
+def _crc32_function():
+    """zlib's CRC-32 at its fastest here: ISA-L's or zlib-ng's (both installed with
+    xopen on x86; 7x zlib's speed, 12 ms instead of 85 for the 360 MB of a
+    million proteins), else zlib's. The values are zlib's."""
+    try:
+        from isal.isal_zlib import crc32
+    except ImportError:
+        try:
+            from zlib_ng.zlib_ng import crc32
+        except ImportError:
+            from zlib import crc32
+    return crc32
+
+
+_crc32 = _crc32_function()
 
 
 def _is_database(path) -> bool:
@@ -301,7 +317,7 @@ def _read_header(path: Path, mm: np.ndarray) -> tuple[dict, int]:
     if length > size - _PREAMBLE:
         raise _Damaged(f"{size:,} bytes, too short for its header: truncated?")
     raw = bytes(mm[_PREAMBLE:_PREAMBLE + length])
-    if zlib.crc32(raw) != crc:
+    if _crc32(raw) != crc:
         raise _Damaged("header checksum mismatch")
     try:
         header = json.loads(raw)
@@ -329,7 +345,7 @@ def _read_sections(header: dict, mm: np.ndarray, floor: int) -> dict[str, np.nda
         if start < floor or start + nbytes > mm.size:
             raise _Damaged(f"section {name!r} lies outside its place in the file")
         part = mm[start:start + nbytes]
-        if zlib.crc32(part) != crc:
+        if _crc32(part) != crc:
             raise _Damaged(f"checksum mismatch in section {name!r}")
         parts[name] = part
         floor = start + nbytes

@@ -37,6 +37,7 @@ import warnings
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..exceptions import InputError
+from . import SCHEDULER_ENV  # (the environment variable naming the scheduler when none is given)
 from .dask_cluster import (QUIET, client_security, dask_logs, local_shape, private_scratch, quiet_abandoned_gathers,
                            start_local, stop_workers, uninterrupted, worker_environ)
 
@@ -46,8 +47,6 @@ __all__ = ["DaskExecutor", "executor_for", "worker_environ", "worker_gpu", "work
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Environment variable naming the scheduler to connect to when none is given.
-SCHEDULER_ENV = "SWGPU_SCHEDULER"
 #: Least number of worker deaths a task survives on a local cluster (it is then rerun each time).
 ALLOWED_FAILURES = 3
 #: Seconds to wait for a first worker of a remote cluster.

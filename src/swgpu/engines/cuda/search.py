@@ -145,6 +145,12 @@ class CudaSearchEngine(BatchScoring):
     def _warps(self, G: int, R: int, qp: bool = False) -> int:
         return int(self.nwarps) if self.nwarps else warps_per_block(G, R, qp)
 
+    def _module_job(self, G: int, R: int, wide: bool, qp: bool) -> tuple:
+        """``(file, options, (kernel name, shared-memory query name))`` of a shape's module."""
+        b = lambda x: "true" if x else "false"  # noqa: E731
+        targs = f"{G}, {R}, {b(wide)}, {b(block_shared(G, R))}, {b(qp)}"
+        return KERNEL_FILE, (f"-DSWP_NWARPS={self._warps(G, R, qp)}",), (f"sw_search<{targs}>", f"sw_search_smem<{targs}>")
+
     def _kernel(self, G: int, R: int, wide: bool, qp: bool):
         """(kernel, shared-memory bytes) of a shape, compiled on first use; the
         shared memory is the kernel's own figure (``sw_search_smem``)."""
@@ -152,12 +158,10 @@ class CudaSearchEngine(BatchScoring):
         key = (G, R, wide, qp, nw)
         k = self._kernels.get(key)
         if k is None:
-            b = lambda x: "true" if x else "false"  # noqa: E731
-            targs = f"{G}, {R}, {b(wide)}, {b(block_shared(G, R))}, {b(qp)}"
-            name, smem_name = f"sw_search<{targs}>", f"sw_search_smem<{targs}>"
+            _, options, (name, smem_name) = self._module_job(G, R, wide, qp)
             cp = self._cp
             with cp.cuda.Device(self.device_id):
-                mod = runtime.get_module(KERNEL_FILE, (f"-DSWP_NWARPS={nw}",), (name, smem_name))
+                mod = runtime.get_module(KERNEL_FILE, options, (name, smem_name))
                 kern = mod.get_function(name)
                 out = cp.zeros(2, dtype=np.int64)
                 query = mod.get_function(smem_name)
@@ -191,8 +195,6 @@ class CudaSearchEngine(BatchScoring):
         query lengths one by one and together would use, plus the helpers and
         the 32-bit re-run kernel; returns seconds."""
         t0 = time.perf_counter()
-        for name in ("swp_build_profile", "swp_build_pairs", "swp_build_units"):
-            self._helper(name)
         shapes = {(tuple(v), False) for v in (variants or ())}
         lengths = [int(q) for q in query_lengths if int(q) > 0]
         if self._db is not None:
@@ -202,9 +204,12 @@ class CudaSearchEngine(BatchScoring):
                 mode, tile = self._batch_plan(lengths)
                 if mode == "queries":
                     shapes.add((tile, True))
-        for (G, R), qp in sorted(shapes):
-            self._kernel(G, R, False, qp)
-        self._kernel(*wide_variant(), True, False)
+        kernels = [(G, R, False, qp) for (G, R), qp in sorted(shapes)] + [(*wide_variant(), True, False)]
+        runtime.get_modules([(KERNEL_FILE, (), None)] + [self._module_job(*k) for k in kernels], self.device_id)
+        for name in ("swp_build_profile", "swp_build_pairs", "swp_build_units"):
+            self._helper(name)
+        for k in kernels:
+            self._kernel(*k)
         return time.perf_counter() - t0
 
     # ----------------------------------------------------------------- database

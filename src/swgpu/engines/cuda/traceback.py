@@ -24,7 +24,7 @@ from ...io.sequence import Sequence
 from ...scoring import Scoring
 from . import runtime
 from .staging import stager
-from .traceback_passes import Paths, TracebackPasses, offsets
+from .traceback_passes import KERNEL_FILE as TRACE_KERNEL_FILE, Paths, TracebackPasses, offsets
 
 __all__ = ["CudaTracer"]
 
@@ -47,6 +47,7 @@ class CudaTracer:
         with self._cp.cuda.Device(self.device_id):
             self._matrix = self._cp.asarray(m.ravel())
         self._passes: TracebackPasses | None = None
+        runtime.prefetch([(TRACE_KERNEL_FILE, (), None)], self.device_id)  # compiled while the scores are made
 
     def check(self, query: Sequence, target: Sequence) -> None:
         check_pair(self.scoring, query, target)
