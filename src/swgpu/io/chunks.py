@@ -34,6 +34,7 @@ import numpy as np
 
 from ..exceptions import InputError
 from .alphabet import Alphabet, check_alphabet, get_alphabet
+from .compiled import worth_bytes
 from .sequence_batch import SequenceBatch
 
 __all__ = ["BLOCK", "file_batches", "paired_batches", "read_ahead"]
@@ -151,13 +152,15 @@ def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int) ->
     from .scanner import _guess, scan_fasta
 
     first = True
+    size = _plain_size(path)
+    compiled = size is None or worth_bytes(size)
     for data in _texts(path, block):
         if first:
             guessed = _guess(data[:4 << 20].tobytes())
             if guessed is None:
                 yield None
                 return
-        found = scan_fasta(data, alpha.table, least=_SCAN_LEAST)
+        found = scan_fasta(data, alpha.table, least=_SCAN_LEAST, compiled=compiled)
         del data
         if found is None:
             yield None

@@ -5,7 +5,8 @@ SciPy is installed, which Numba probes), about what the array and
 record-by-record paths spend on 100,000 records. So a command takes the
 compiled paths for large outputs, or when Numba is loaded already (the CPU
 engine loads it), and the others below that; both give the same bytes.
-(Reading needs no compiled code: :mod:`.scan_arrays`.)
+FASTA is scanned by whole-array passes below :data:`COMPILED_BYTES`
+(:mod:`.scan_arrays`; 2-3x slower than the compiled scan, but no load).
 
 >>> worth(10) in (True, False), worth(COMPILED_RECORDS)
 (True, True)
@@ -15,16 +16,23 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMPILED_RECORDS", "worth", "load_numba", "announce_compile",
+__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "load_numba", "announce_compile",
            "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
+#: Bytes of FASTA from which the compiled scan is taken (below: the array scan, :mod:`.scan_arrays`).
+COMPILED_BYTES = 32 << 20
 
 
 def worth(records: int) -> bool:
     """Whether ``records`` records are handled in compiled code."""
     return records >= COMPILED_RECORDS or "numba" in sys.modules
+
+
+def worth_bytes(size: int) -> bool:
+    """Whether an input of ``size`` bytes is scanned in compiled code."""
+    return size >= COMPILED_BYTES or "numba" in sys.modules
 
 
 #: Set by the command line: Numba is loaded without probing SciPy's BLAS

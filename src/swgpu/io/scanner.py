@@ -1,8 +1,9 @@
-"""FASTA files read in whole-array passes, straight into columns.
+"""FASTA files read in whole-array passes or one compiled pass, straight into columns.
 
-:func:`scan_fasta` reads a whole FASTA text (a file's decompressed bytes) in
-array operations on threads (:mod:`.scan_arrays`; the compiled byte-by-byte
-scan only for letter lines with whitespace or comments among the letters):
+:func:`scan_fasta` reads a whole FASTA text (a file's decompressed bytes) on
+threads: below 32 MiB by array operations (:mod:`.scan_arrays`, nothing to
+load), else in a Numba pass (2-3x faster; the byte-by-byte compiled scan
+also takes letter lines with whitespace or comments among the letters):
 where each record's header lies, its name and description
 (cut as :func:`~swgpu.io.sequence.split_header` cuts an ASCII header), and
 its letters with the whitespace dropped, end to end. :func:`read_columns`
@@ -32,6 +33,7 @@ import sys
 
 import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
+from .compiled import worth_bytes
 from .ranges import ranges, run_ranges
 from .scan_arrays import RECHECK, REJECT, gather_texts, scan_part
 from .texts import Texts
@@ -54,16 +56,18 @@ def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
     return Texts(*gather_texts(data, starts, ends))
 
 
-def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST):
+def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST,
+               compiled: bool = False):
     """Names, descriptions and letters of the FASTA text ``data`` (``uint8``),
     and the letters' codes by ``table`` (an alphabet's 256-byte table: 255 for
     a letter not of the alphabet; without it the codes are the letters); or
     ``None`` when it is not of the common case (see the module notes). Parts
-    of at least ``least`` bytes are scanned on threads of their own."""
+    of at least ``least`` bytes are scanned on threads of their own; in
+    compiled code with ``compiled`` (or where Numba is loaded), else by array passes."""
     if data.size == 0 or data[0] != ord(">"):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
-    found = _scan_parts(data, lut, threads, least, compiled=table is not None and "numba" in sys.modules)
+    found = _scan_parts(data, lut, threads, least, compiled=table is not None and (compiled or "numba" in sys.modules))
     if found is REJECT:
         return None
     if found is RECHECK:  # looked at byte by byte, in compiled code (what is not the common case gives None)
@@ -86,8 +90,9 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, threads: int | None, least: i
     with a record, on threads, joined; :data:`~.scan_arrays.REJECT` or
     :data:`~.scan_arrays.RECHECK` when a part says so (a rejection first).
     ``compiled``: each part by the compiled scan of whole lines instead (the
-    same result, 1.5x faster; for a process that has loaded Numba anyway)."""
-    scan = _compiled_part if compiled else scan_part
+    same result, 2-3x faster once Numba is loaded; any problem a RECHECK), its
+    letters and codes written where its bytes lie, then moved down to lie end
+    to end (in place: a part has at most as many letters as bytes)."""
     raw = memoryview(data)
     cuts = [0]
     for a, _ in ranges(data.size, threads, least=least)[1:]:
@@ -96,7 +101,20 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, threads: int | None, least: i
             cuts.append(a + found + 1)
     cuts.append(data.size)
     parts = list(zip(cuts[:-1], cuts[1:]))
-    got = run_ranges(lambda a, b: scan(data[a:b], lut, _CLASS), parts)
+    if compiled:
+        from . import kernels as K
+
+        letters = np.empty(data.size, dtype=np.uint8)
+        codes = np.empty(data.size, dtype=np.uint8)
+        table = lut.copy()  # (writable: one compiled version of the scan)
+
+        def one(a: int, b: int):
+            fields, loff, used, bad = K.scan(data[a:b], _CLASS, table, letters[a:b], codes[a:b], False)
+            return RECHECK if bad else (fields, loff, letters[a:a + used], codes[a:a + used])
+
+        got = run_ranges(one, parts)
+    else:
+        got = run_ranges(lambda a, b: scan_part(data[a:b], lut, _CLASS), parts)
     for verdict in (REJECT, RECHECK):
         if any(g is verdict for g in got):
             return verdict
@@ -105,18 +123,14 @@ def _scan_parts(data: np.ndarray, lut: np.ndarray, threads: int | None, least: i
     fields = np.concatenate([f + a for (a, _), (f, _, _, _) in zip(parts, got)])
     shift = np.cumsum([0] + [int(lo[-1]) for _, lo, _, _ in got])
     loff = np.concatenate([lo[:-1] + sh for (_, lo, _, _), sh in zip(got, shift[:-1].tolist())] + [shift[-1:]])
-    return fields, loff, np.concatenate([g[2] for g in got]), np.concatenate([g[3] for g in got])
-
-
-def _compiled_part(data: np.ndarray, lut: np.ndarray, cls: np.ndarray):
-    """:func:`~.kernels.scan` of whole lines: what :func:`~.scan_arrays.scan_part` gives
-    (:data:`~.scan_arrays.RECHECK` for any problem)."""
-    from . import kernels as K
-
-    letters = np.empty(data.size, dtype=np.uint8)
-    codes = np.empty(data.size, dtype=np.uint8)
-    fields, loff, used, bad = K.scan(data, cls, lut.copy(), letters, codes, False)
-    return RECHECK if bad else (fields, loff, letters[:used], codes[:used])
+    if not compiled:
+        return fields, loff, np.concatenate([g[2] for g in got]), np.concatenate([g[3] for g in got])
+    for (a, _), g, to in zip(parts, got, shift[:-1].tolist()):
+        used = g[2].size
+        if to != a:
+            letters[to:to + used] = letters[a:a + used]
+            codes[to:to + used] = codes[a:a + used]
+    return fields, loff, letters[:shift[-1]], codes[:shift[-1]]
 
 
 def read_columns(path: str, alphabet: str | Alphabet | None):
@@ -148,7 +162,8 @@ def read_columns(path: str, alphabet: str | Alphabet | None):
     guessed = _guess(raw)
     if guessed is None:
         return None
-    found = scan_fasta(data, get_alphabet(alphabet if alphabet is not None else guessed).table)
+    found = scan_fasta(data, get_alphabet(alphabet if alphabet is not None else guessed).table,
+                       compiled=worth_bytes(len(raw)))
     del raw, data
     if found is None:  # (a letter not of the alphabet, ...: said record by record)
         return None
