@@ -29,3 +29,38 @@ def test_version_and_help_run_without_numpy():
 def test_public_names_load_on_first_use():
     mods = _modules_after("import swgpu; swgpu.Scoring")
     assert "numpy" in mods and "swgpu.scoring" in mods
+
+
+def test_large_inputs_counts_sequence_files_only(tmp_path):
+    import argparse
+    import gzip
+    import os
+
+    from swgpu.cli.paths import large_inputs
+
+    fa, gz, db = tmp_path / "a.fa", tmp_path / "b.fa.gz", tmp_path / "c.swdb"
+    fa.write_text(">r\n" + "ACGT" * 100 + "\n")
+    gz.write_bytes(gzip.compress(fa.read_bytes()))
+    db.write_bytes(b"SWGPUDB" + bytes(1000))
+    ns = lambda **kw: argparse.Namespace(input_paths=tuple(kw), **kw)  # noqa: E731
+    assert large_inputs(ns(query=str(fa)), 400) and not large_inputs(ns(query=str(fa)), 1000)
+    assert large_inputs(ns(query=str(gz)), 4 * os.path.getsize(gz))
+    assert not large_inputs(ns(db=str(db)), 10)  # not FASTA: never scanned
+    r, w = os.pipe()
+    os.write(w, b">r\nACGT\n")
+    try:
+        assert not large_inputs(ns(query=f"/dev/fd/{r}"), 1)
+        assert os.read(r, 100) == b">r\nACGT\n"  # nothing read from a pipe
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_preload_scan_loads_the_compiled_scan_on_a_thread():
+    import subprocess
+    import sys
+
+    code = ("import sys; from swgpu.io import compiled; compiled.preload_scan(); compiled._preloading.join(); "
+            "print('swgpu.io.kernels' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"

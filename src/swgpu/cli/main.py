@@ -31,7 +31,7 @@ from ..io.writers.output import abort_pending
 from . import align, bench, detach, info, makedb, scan, screen, search
 from .flags import shown_param
 from .options import Parser, UsageError
-from .paths import check_files
+from .paths import check_files, large_inputs
 
 __all__ = ["main", "build_parser", "error_message", "Terminated"]
 
@@ -166,6 +166,8 @@ def _run(parser: Parser, args) -> int:
         parser.print_help()
         return 2
     check_files(args)  # outputs writable, none of them an input or another output: before any work
+    if large_inputs(args, compiled.COMPILED_BYTES):
+        compiled.preload_scan()  # Numba loads while NumPy, the engines and CuPy are imported
     if getattr(args, "device", None):
         from ..engines.start import start_gpu  # before NumPy is imported
 

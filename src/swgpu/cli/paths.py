@@ -14,7 +14,7 @@ import stat
 from ..exceptions import InputError
 from ..io.writers.output import check_output, output_target, probe_folder
 
-__all__ = ["declare", "check_files", "check_folder"]
+__all__ = ["declare", "check_files", "check_folder", "large_inputs"]
 
 
 def declare(p, inputs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> None:
@@ -92,6 +92,26 @@ def check_files(args) -> None:
                     target == other_target or (ident is not None and ident == other_ident)):
                 raise InputError(f"{_label(args, other, other_path)} and {label} are one file: "
                                  "give each output its own file")
+
+
+def large_inputs(args, least: int) -> bool:
+    """Whether a sequence file (FASTA or FASTQ, plain or gzip) the command
+    reads holds ``least`` bytes or more (compressed: four times its size)."""
+    for dest in getattr(args, "input_paths", ()):
+        path = getattr(args, dest, None)
+        if isinstance(path, str) and path != "-":
+            try:
+                st = os.stat(path)
+                if not stat.S_ISREG(st.st_mode):  # (a pipe: nothing may be read from it here)
+                    continue
+                size = st.st_size
+                with open(path, "rb") as fh:
+                    head = fh.read(2)
+            except OSError:
+                continue
+            if head[:1] in (b">", b"@") and size >= least or head == b"\x1f\x8b" and 4 * size >= least:
+                return True
+    return False
 
 
 def check_folder(path: str, flag: str) -> None:

@@ -149,7 +149,9 @@ class Searcher:
         self._traceback = Traceback(engines[0].tracer(scoring), self.statistics, self.executor, scoring=scoring)
         t0 = time.perf_counter()
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
-        self._shards = [Shard.load(e.database_scorer(scoring), database, p) for e, p in zip(engines, parts)]
+        # each GPU starts, takes its part of the database and is ready at the same time as the others
+        self._shards = ThreadExecutor(len(engines)).map(
+            lambda ep: Shard.load(ep[0].database_scorer(scoring), database, ep[1]), list(zip(engines, parts)))
         self.load_seconds = time.perf_counter() - t0
 
     @property
@@ -186,8 +188,7 @@ class Searcher:
         lengths = [len(q) for q in queries for _ in range(copies)]
         if self._cluster is not None:
             self._cluster.compile(lengths)
-        for s in self._shards:
-            s.scorer.compile(lengths)
+        ThreadExecutor(len(self._shards)).map(lambda s: s.scorer.compile(lengths), self._shards)
         return time.perf_counter() - t0
 
     def scores(self, query: Sequence) -> np.ndarray:
