@@ -58,9 +58,19 @@ def _alignments(pairs, scoring, strands):
     return alns
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), evalues=st.booleans(), protein=st.booleans())
-def test_batch_lines_equal_record_lines(seed, evalues, protein):
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), evalues=st.booleans(), protein=st.booleans(), arrays=st.booleans())
+def test_batch_lines_equal_record_lines(seed, evalues, protein, arrays):
+    """The compiled kernels, and (``arrays``) the array operations of small batches."""
+    from unittest import mock
+
+    from swgpu.io.writers import columns, rows
+
+    with mock.patch.object(rows, "worth", lambda n: not arrays), mock.patch.object(columns, "worth", lambda n: not arrays):
+        _batch_lines_equal_record_lines(seed, evalues, protein)
+
+
+def _batch_lines_equal_record_lines(seed, evalues, protein):
     rng = np.random.default_rng(seed)
     pairs = _random_pairs(rng, 30, protein)
     if protein:
@@ -110,6 +120,30 @@ def test_batch_views_equal_the_alignments():
     assert batch.cigars() == [a.cigar for a in alns]
     both = AlignmentBatch.concat([batch.take(np.arange(10)), batch.take(np.arange(10, 40))])
     assert both.cigars() == batch.cigars() and both.score.tolist() == batch.score.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.integers(-2**62, 2**62), min_size=1, max_size=30),
+       words=st.lists(st.text(st.characters(blacklist_characters="\0"), max_size=6), min_size=1, max_size=30))
+def test_rows_in_array_operations_equal_the_compiled_pass(values, words):
+    from unittest import mock
+
+    from swgpu.io.writers import rows as R
+
+    n = min(len(values), len(words))
+    texts = Texts.from_strings(words)
+    out = []
+    for arrays in (False, True):
+        with mock.patch.object(R, "worth", lambda k: not arrays):
+            r = Rows(n)
+            r.int(np.array(values[:n]))
+            r.const("\t")
+            r.text(texts, np.arange(n)[::-1])
+            r.const("")
+            r.int(np.array(values[:n])[::-1])
+            r.const("AS:i:\n")
+            out.append(r.render())
+    assert out[0] == out[1]
 
 
 def test_texts_and_rows():

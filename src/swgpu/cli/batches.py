@@ -53,16 +53,17 @@ def write_parts(args, scoring, parts) -> int:
 def write_batch(writer, batch, queries, targets, scoring, query_offset=None) -> None:
     """Write ``batch`` (indexing ``queries`` and ``targets``, two
     :class:`~swgpu.io.sequence_batch.SequenceBatch`) with ``writer``: as
-    columns in compiled code where the format and batch allow, else one
-    record at a time from its :class:`~swgpu.align.alignment.Alignment` objects.
+    columns (compiled code, or array operations for a small batch of a format
+    that has them) where the format and batch allow, else one record at a
+    time from its :class:`~swgpu.align.alignment.Alignment` objects.
     ``query_offset`` (blast7): ``queries[0]`` is query ``query_offset`` of the writer's."""
     from ..io.compiled import worth
 
     wanted = writer.letters  # (SEQ of SAM; qseq, sseq, btop)
     qletters = queries.letter_texts() if wanted[0] else None
     tletters = targets.letter_texts() if wanted[1] else None
-    if worth(len(batch)) and writer.write_columns(batch, queries.name_texts(), targets.name_texts(), qletters,
-                                                  tletters, query_offset):
+    if (worth(len(batch)) or writer.array_columns) and writer.write_columns(
+            batch, queries.name_texts(), targets.name_texts(), qletters, tletters, query_offset):
         return
     texts = queries.texts
     for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compiled import worth
+
 __all__ = ["Texts"]
 
 
@@ -62,10 +64,14 @@ class Texts:
 
     def take(self, index: np.ndarray) -> "Texts":
         """Strings ``index`` (in that order) as a new column."""
-        from . import kernels as K
-
         index = np.asarray(index, dtype=np.int64)
         starts, ends = self.offsets[index], self.offsets[index + 1]
+        if not worth(index.size):  # a few strings: no Numba to load
+            from .scan_arrays import gather_texts
+
+            return Texts(*gather_texts(self.buffer, starts, ends))
+        from . import kernels as K
+
         out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
         offsets = np.empty(index.size + 1, dtype=np.int64)
         K.gather(self.buffer, starts, ends, out, offsets)

@@ -22,8 +22,10 @@ from typing import Callable
 import numpy as np
 from ..ranges import ranges, run_ranges
 from ..alphabet import COMPLEMENT_BYTES
+from ..compiled import worth
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import finite_or_none, format_bitscore, format_evalue
+from . import arrays as A
 from .rows import Rows, Texts
 from .sam import evalue_tag
 
@@ -35,14 +37,16 @@ def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Te
     """The CIGAR of each alignment (of alignments ``index``, in that order,
     when given), with ``left[k]`` and ``right[k]`` clipped letters (``clip``:
     ``S`` or ``H``) before and after it where they are not 0."""
-    from .. import kernels as K
-
     index = np.arange(len(batch.score)) if index is None else np.asarray(index, dtype=np.int64)
     first, last = batch.run_offset[index], batch.run_offset[index + 1]
     n = index.size
     zero = np.zeros(n, dtype=np.int64)
     left = zero if left is None else np.asarray(left, dtype=np.int64)
     right = zero if right is None else np.asarray(right, dtype=np.int64)
+    if not worth(n):
+        return Texts(*A.cigar_column(batch.run_length, batch.run_op, first, last, left, right, ord(clip)))
+    from .. import kernels as K
+
     sizes = np.empty(n, dtype=np.int64)
     parts = ranges(n)
     run_ranges(lambda a, b: K.cigar_sizes(batch.run_length, first, last, left, right, sizes, a, b), parts)
@@ -58,10 +62,12 @@ def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Te
 def reverse_complements(letters: Texts, index: np.ndarray, complement: bytes) -> Texts:
     """Strings ``index`` of ``letters``, each reversed and translated by the
     256-byte table ``complement``, as a new column (in ``index`` order)."""
-    from .. import kernels as K
-
     index = np.asarray(index, dtype=np.int64)
     first, last = letters.offsets[index], letters.offsets[index + 1]
+    if not worth(index.size):
+        return Texts(*A.reverse_column(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8)))
+    from .. import kernels as K
+
     offsets = np.zeros(index.size + 1, dtype=np.int64)
     np.cumsum(last - first, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
@@ -132,10 +138,12 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
 def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> Texts:
     """One column, in record order: the letters ``plus`` (string ``qi[k]``) of the
     plus records and ``reversed_`` (string ``k``) of the minus records."""
-    from .. import kernels as K
-
     first = np.where(minus, reversed_.offsets[:-1], plus.offsets[qi])
     last = np.where(minus, reversed_.offsets[1:], plus.offsets[qi + 1])
+    if not worth(qi.size):
+        return Texts(*A.merge_column(plus.buffer, reversed_.buffer, minus, first, last))
+    from .. import kernels as K
+
     offsets = np.zeros(qi.size + 1, dtype=np.int64)
     np.cumsum(last - first, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)

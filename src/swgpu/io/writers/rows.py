@@ -5,7 +5,9 @@ A line is a list of *fields* written one after the other: an integer column
 constant (tabs, tag names, line ends are constants). :class:`Rows` collects
 the fields; :meth:`Rows.render` sizes every line and writes them all into one
 ``bytes`` in two compiled passes (Numba, without the interpreter's lock),
-on several threads for large batches.
+on several threads for large batches; below
+:data:`~swgpu.io.compiled.COMPILED_RECORDS` lines, one array operation per
+field (:mod:`.arrays`), the same bytes.
 
 :class:`~swgpu.io.texts.Texts` is a column of byte strings: one buffer and
 the offsets of each string in it.
@@ -20,6 +22,7 @@ b'read2\\t-5\\nr1\\t120\\n'
 from __future__ import annotations
 
 import numpy as np
+from ..compiled import worth
 from ..ranges import ranges, run_ranges
 from ..texts import Texts
 
@@ -81,6 +84,12 @@ class Rows:
         """:meth:`render` as a ``uint8`` array (no copy into ``bytes``: write it as it is)."""
         if self.n == 0:
             return np.zeros(0, dtype=np.uint8)
+        if not worth(self.n):  # array operations: no Numba to load for a few lines
+            from .arrays import render_rows
+
+            return render_rows(self.n, self._kinds, self._args, self._ints, self._starts, self._ends,
+                               self._pool_of, self._pools, b"".join(self._consts),
+                               np.cumsum([0] + [len(c) for c in self._consts]))
         from .. import kernels as K
 
         kinds = np.array(self._kinds, dtype=np.int64)

@@ -289,6 +289,13 @@ class AlignmentWriter(AtomicOutput):
         aligned = self.fmt in ("json", "pairwise") or bool({"qseq", "sseq", "btop"} & columns)  # (the aligned letters)
         return self.fmt in _SAM or aligned, aligned
 
+    @property
+    def array_columns(self) -> bool:
+        """Whether :meth:`write_columns` runs without compiled code for a batch
+        too small to pay for loading it (SAM, BAM, ``blast6``/``blast7``
+        without ``qseq``, ``sseq``, ``btop``: array operations, :mod:`.arrays`)."""
+        return self.fmt in _SAM or self.fmt in _TABULAR and not self.letters[1]
+
     def write_columns(self, batch, qnames, tnames, qletters=None, tletters=None, query_offset=None) -> bool:
         """Write a whole batch of alignments given as columns (the arrays of
         :class:`~swgpu.align.batch.AlignmentBatch`; names and letters as
