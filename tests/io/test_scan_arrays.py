@@ -11,20 +11,9 @@ from swgpu.io.alphabet import DNA, PROTEIN
 from swgpu.io.scan_arrays import RECHECK, REJECT, scan_part
 from swgpu.io.scanner import _CLASS
 
-_HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  ", "\x01", ">"]
-_LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", "", "\x7f", "é", "\xff"]
+from fasta_texts import HEADER_PARTS, LINE_PARTS, fasta_texts
 
-
-@st.composite
-def _fasta(draw) -> bytes:
-    lines = []
-    for _ in range(draw(st.integers(1, 8))):
-        lines.append(">" + "".join(draw(st.lists(st.sampled_from(_HEADER_PARTS), max_size=4))))
-        for _ in range(draw(st.integers(0, 3))):
-            lines.append("".join(draw(st.lists(st.sampled_from(_LINE_PARTS), max_size=5))))
-    end = draw(st.sampled_from(["\n", "\r\n"]))
-    text = end.join(lines) + draw(st.sampled_from([end, ""]))
-    return text.encode("latin-1" if draw(st.booleans()) else "utf-8")
+_FASTA = fasta_texts(HEADER_PARTS + ["\x01", ">"], LINE_PARTS + ["\x7f", "é", "\xff"], latin1=True)
 
 
 def _compiled(data: np.ndarray, lut: np.ndarray, exact: bool):
@@ -35,7 +24,7 @@ def _compiled(data: np.ndarray, lut: np.ndarray, exact: bool):
 
 
 @settings(max_examples=400, deadline=None)
-@given(text=_fasta(), table=st.sampled_from([DNA.table, PROTEIN.table, None]))
+@given(text=_FASTA, table=st.sampled_from([DNA.table, PROTEIN.table, None]))
 def test_array_scan_equals_the_compiled_scan(text, table):
     data = np.frombuffer(text, dtype=np.uint8)
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
@@ -55,7 +44,7 @@ def test_array_scan_equals_the_compiled_scan(text, table):
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=_fasta(), least=st.integers(1, 64))
+@given(text=_FASTA, least=st.integers(1, 64))
 def test_parts_on_threads_and_compiled_parts_equal_one_part(text, least):
     from swgpu.io.scanner import _scan_parts
 

@@ -14,21 +14,7 @@ from swgpu.io import encoding, scanner
 from swgpu.io.alphabet import SAMPLE_LETTERS
 from swgpu.io.readers import read_sequence_batch, read_sequences
 
-_HEADER_PARTS = ["r", "x1", "sp|P1|A_B", " ", "\t", "desc", "é", "#", "\r", "  tail  "]
-_LINE_PARTS = ["ACGT", "acgtn", "N", "MKVL", " ", "\t", "\r", "#c", "J", "*", ""]
-
-
-@st.composite
-def _fasta(draw) -> bytes:
-    lines = []
-    for _ in range(draw(st.integers(1, 8))):
-        lines.append(">" + "".join(draw(st.lists(st.sampled_from(_HEADER_PARTS), max_size=4))))
-        for _ in range(draw(st.integers(0, 3))):
-            lines.append("".join(draw(st.lists(st.sampled_from(_LINE_PARTS), max_size=5))))
-    end = draw(st.sampled_from(["\n", "\r\n"]))
-    text = end.join(lines) + draw(st.sampled_from([end, ""]))
-    return text.encode("utf-8")
-
+from fasta_texts import fasta_texts
 
 def _read(fn, path, **kw):
     try:
@@ -39,7 +25,7 @@ def _read(fn, path, **kw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(data=_fasta(), how=st.sampled_from([{}, {"alphabet": "dna"}, {"alphabet": "protein"}, {"expect": "dna"}]))
+@given(data=fasta_texts(), how=st.sampled_from([{}, {"alphabet": "dna"}, {"alphabet": "protein"}, {"expect": "dna"}]))
 def test_same_records_or_error_as_one_by_one(tmp_path_factory, data, how):
     path = tmp_path_factory.mktemp("s") / "r.fa"
     path.write_bytes(data)
