@@ -31,6 +31,7 @@ import contextlib
 import logging
 import os
 import shutil
+import time
 import uuid
 from collections import deque
 import warnings
@@ -49,6 +50,8 @@ R = TypeVar("R")
 
 #: Least number of worker deaths a task survives on a local cluster (it is then rerun each time).
 ALLOWED_FAILURES = 3
+#: Times :meth:`DaskExecutor.map` sends scattered inputs again after the worker holding them died.
+LOST_DATA_RETRIES = 3
 #: Seconds to wait for a first worker of a remote cluster.
 WAIT_FOR_WORKERS = 30
 #: Seconds a local worker is given to stop by :meth:`DaskExecutor.abort` before it is killed.
@@ -129,6 +132,7 @@ class DaskExecutor:
             raise InputError(f"workers and gpus start a local cluster; not with the scheduler {scheduler}",
                              param="workers" if workers is not None else "gpus")
         self.retries = int(retries)
+        self._scattered: dict = {}  # key of a scattered future -> its object (sent again when lost)
         self.cluster = None
         self.client = None
         self.address = scheduler
@@ -248,8 +252,38 @@ class DaskExecutor:
 
     def scatter(self, obj: Any):
         """Send ``obj`` (a big array, a database part) to every worker once; the
-        returned future stands for it as a task argument."""
-        return self.client.scatter([obj], broadcast=True, hash=False)[0]
+        returned future stands for it as a task argument. The object is kept
+        here too: Dask's memory manager keeps one copy of scattered data, and
+        when the worker holding it dies, :meth:`map` sends it again."""
+        future = self._send(obj)
+        self._scattered[future.key] = obj
+        return future
+
+    def _send(self, obj: Any):
+        """``obj`` scattered to every worker; tried again when a worker goes away meanwhile."""
+        for attempt in range(LOST_DATA_RETRIES + 1):
+            try:
+                return self.client.scatter([obj], broadcast=True, hash=False)[0]
+            except OSError:  # (a connection to a worker that died: CommClosedError is an OSError)
+                if attempt == LOST_DATA_RETRIES:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _scatter_again(self, items: list) -> list:
+        """``items`` with every scattered future in them replaced by a new
+        one of the same object, sent again (the first was lost with a worker)."""
+        fresh = {key: self._send(obj) for key, obj in self._scattered.items()}
+        self._scattered = {f.key: self._scattered[key] for key, f in fresh.items()}
+
+        def swap(x):
+            if isinstance(x, dict):
+                return {k: swap(v) for k, v in x.items()}
+            if isinstance(x, (list, tuple)):
+                return type(x)(swap(v) for v in x)
+            return fresh.get(getattr(x, "key", None), x) if type(x).__name__ == "Future" else x
+
+        return [swap(x) for x in items]
 
     def submit(self, fn: Callable[..., R], *args, name: str | None = None, worker: str | None = None,
                retries: int | None = None):
@@ -279,13 +313,19 @@ class DaskExecutor:
         items = list(items)
         if not items:
             return []
-        prefix = f"swgpu-{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
-        futures = self.client.map(fn, items, key=[f"{prefix}-{i}" for i in range(len(items))], pure=False,
-                                  retries=self.retries)
-        try:
-            return self.gather(futures)
-        finally:
-            self.cancel(futures)
+        for attempt in range(LOST_DATA_RETRIES + 1):
+            prefix = f"swgpu-{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
+            futures = self.client.map(fn, items, key=[f"{prefix}-{i}" for i in range(len(items))], pure=False,
+                                      retries=self.retries)
+            try:
+                return self.gather(futures)
+            except _cancelled() as exc:  # a scattered input lost with its worker: sent again, the tasks rerun
+                if attempt == LOST_DATA_RETRIES or not self._scattered or "lost dependencies" not in str(exc):
+                    raise
+                items = self._scatter_again(items)
+            finally:
+                self.cancel(futures)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def imap(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         """The same, yielded in input order; at most ``2 * threads`` tasks
@@ -307,6 +347,16 @@ class DaskExecutor:
         finally:
             if pending:
                 self.cancel(list(pending))
+
+
+def _cancelled() -> tuple:
+    """The exception classes of a future cancelled by the scheduler (lost dependencies)."""
+    import concurrent.futures
+
+    import distributed.client as dc
+
+    return tuple({getattr(dc, "FutureCancelledError", concurrent.futures.CancelledError),
+                  concurrent.futures.CancelledError})
 
 
 def _allowed_failures(dask_scheduler=None) -> int:
