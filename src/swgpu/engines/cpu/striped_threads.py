@@ -58,6 +58,10 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
     c_lo = part * tiles // parts
     c_hi = (part + 1) * tiles // parts
     own = c_hi - c_lo
+    # this part's tiles of H and F in arrays of its own (their rows are written only here; arrays made
+    # here do not alias the arguments, which lets the compiler keep the cell loop as tight as one thread's)
+    Hl = np.zeros(max(1, own) * 3 * size, dtype=H.dtype)
+    Fl = np.zeros(max(1, own) * size, dtype=F.dtype)
     lprev = np.zeros(own, dtype=np.int64)
     lsave = np.ones(own, dtype=np.int64)
     lbest = np.zeros(own, dtype=np.int64)
@@ -78,8 +82,8 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
             break
         for c in range(c_lo, c_hi):
             x = c - c_lo
-            hbase = c * 3 * size
-            fbase = c * size
+            hbase = x * 3 * size
+            fbase = x * size
             pbase = c * k * size
             dprev = corner[x]
             vtb = vfill(F, lbest[x])
@@ -90,7 +94,7 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
                 hc = hbase + cur * size
                 hp = hbase + pv * size
                 ap = pbase + q[i] * size
-                vmx, e, w = tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, z, vgo,
+                vmx, e, w = tile_row(Hl, Fl, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, z, vgo,
                                      vge, vb, ramp)
                 if any_ge(vmx, vlim):
                     store_release(state, 0, 1)
@@ -103,7 +107,7 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
                     lsave[x] = cur
                 lprev[x] = cur
                 dprev = bh[i]
-                bh[i] = H[hc + size - 1]
+                bh[i] = Hl[hc + size - 1]
                 be[i] = vlast(vmax(e, subs(w, vseg)))
             if stop:
                 break
@@ -113,6 +117,7 @@ def striped_end_part(q, prof, tiles, seg, lanes, gap_open, gap_extend, bias, lim
         store_release(done, part, blk + 1)
     if stop:
         store_release(done, part, _RELEASED)
+    H[c_lo * 3 * size: c_hi * 3 * size] = Hl[: own * 3 * size]
     for x in range(own):
         prev[c_lo + x] = lprev[x]
         save[c_lo + x] = lsave[x]
