@@ -216,3 +216,30 @@ def test_without_distributed_one_clear_error(monkeypatch):
         executor_for(workers=2)
     assert info.value.param == "scheduler" and "swgpu[dist]" in info.value.message
     assert "\n" not in str(info.value)
+
+
+def _total(spec: dict) -> int:
+    return int(spec["data"].sum()) + spec["k"]
+
+
+def test_scattered_data_lost_with_its_workers_is_sent_again(ex):
+    """Every worker holding a scattered array dies (their nannies start new
+    ones): :meth:`DaskExecutor.map` sends the array again and the tasks that
+    needed it run again, with the same results."""
+    data = np.arange(1000, dtype=np.int64)
+    future = ex.scatter(data)
+    assert ex.map(_total, [{"data": future, "k": k} for k in range(3)]) == [499500, 499501, 499502]
+    victims = set(ex.run(os.getpid).values())
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while True:  # both replaced
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+        try:
+            pids = set(ex.run(os.getpid).values())
+        except OSError:  # (a worker still going away)
+            continue
+        if len(pids) == 2 and not pids & victims:
+            break
+    assert ex.map(_total, [{"data": future, "k": k} for k in range(3)]) == [499500, 499501, 499502]
