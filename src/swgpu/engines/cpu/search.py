@@ -152,7 +152,9 @@ class CpuSearchEngine:
         self._split = None
 
     def compile(self, query_lengths=()) -> float:
-        """Load (or, once per machine, compile) the kernels of every pass; seconds."""
+        """Load (or, once per machine, compile) the kernels of the passes every
+        search runs (all but the last, the widest, which only scores past the
+        others' range need: it is compiled when first needed); seconds."""
         from .jit import announce_compile
         from .search_kernel import search_batches
 
@@ -160,7 +162,7 @@ class CpuSearchEngine:
         announce_compile(search_batches)
         res = np.zeros(1, dtype=np.uint8)
         query = _read_only(np.zeros(1, np.uint8))
-        for dtype, tables, bias in self._passes:
+        for dtype, tables, bias in self._passes[:-1] if len(self._passes) > 1 else self._passes:
             lanes = lanes_of(dtype)
             z = np.zeros((1, lanes), dtype=np.int64)
             search_batches(query, tables, res, z, z, self._pad, np.zeros(1, np.int64),
