@@ -64,3 +64,17 @@ def test_preload_scan_loads_the_compiled_scan_on_a_thread():
             "print('swgpu.io.kernels' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_compiling_is_said_once_at_a_terminal(monkeypatch, capsys):
+    """What a first run on a machine says while it compiles (Numba's kernels, or a GPU's with NVRTC)."""
+    from swgpu.io import compiled
+
+    monkeypatch.setattr(compiled, "_announced", False)
+    monkeypatch.setattr(compiled, "_terminal", lambda: False)
+    compiled.announce_compiling()
+    assert capsys.readouterr().err == ""  # a file or a pipe: nothing added
+    monkeypatch.setattr(compiled, "_terminal", lambda: True)
+    compiled.announce_compiling()
+    compiled.announce_compiling()
+    assert capsys.readouterr().err.count("compiling the kernels for this machine") == 1

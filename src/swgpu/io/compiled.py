@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "preload_scan", "load_numba", "announce_compile",
-           "will_compile"]
+           "announce_compiling", "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
@@ -122,12 +122,20 @@ def will_compile(dispatcher) -> bool:
 def announce_compile(*dispatchers) -> None:
     """Before the first call of these kernels in this process: when one of them
     is about to be compiled, say so on standard error (once per process)."""
-    global _announced
     fresh = [d for d in dispatchers if id(d) not in _checked]
     if not fresh:
         return
     _checked.update(id(d) for d in fresh)
-    if not _announced and _terminal() and any(will_compile(d) for d in fresh):
+    if not _announced and any(will_compile(d) for d in fresh):
+        announce_compiling()
+
+
+def announce_compiling() -> None:
+    """Say on standard error, once per process and only to a terminal, that
+    kernels are being compiled for this machine (the CPU's Numba kernels, or
+    a GPU's with NVRTC: a first run pauses for a few seconds)."""
+    global _announced
+    if not _announced and _terminal():
         _announced = True
         print("swgpu: compiling the kernels for this machine (once; cached for later runs) ...",
               file=sys.stderr, flush=True)

@@ -27,6 +27,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from ...io.compiled import announce_compiling
+
 __all__ = ["KernelModule", "cache_dir", "cache_key", "load_or_compile"]
 
 _FORMAT = 1  # bump when what is stored changes
@@ -80,6 +82,7 @@ def _compile(source: str, options: tuple[str, ...], names: tuple[str, ...],
     from cupy.cuda.compiler import CompileException
     from cupy_backends.cuda.libs import nvrtc
 
+    announce_compiling()  # (a first run on a machine: a terminal is told why it pauses)
     prog = nvrtc.createProgram(source, filename, [], [])
     try:
         for name in names:
