@@ -75,3 +75,17 @@ def served_pages(executor) -> list[str]:
         except urllib.error.HTTPError:
             pass
     return served
+
+
+def stop_processes(procs) -> None:
+    """Terminate processes started for a test (last first) and wait for them; kill what does not stop in 10 s."""
+    import subprocess
+
+    for proc in reversed(procs):
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

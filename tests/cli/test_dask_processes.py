@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")
 
+from dask_checks import stop_processes  # noqa: E402
 from swgpu.parallel import SCHEDULER_ENV  # noqa: E402
 
 EXAMPLES = Path(str(resources.files("swgpu").joinpath("data", "examples")))
@@ -90,14 +91,7 @@ def processes(tmp_path_factory):
             client.wait_for_workers(2, timeout=60)
         yield address, procs[1:], env
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes(procs)
         logs.close()
 
 
@@ -137,7 +131,12 @@ def test_a_worker_killed_during_a_run_changes_nothing(processes, alone):
     for child in psutil.Process(nannies[0].pid).children():  # the worker under the nanny: it starts another
         if "spawn_main" in " ".join(child.cmdline()):
             child.kill()
-    _, err = proc.communicate(timeout=300)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"no end after 120 s: {err}")
     assert proc.returncode == 0, err
     assert (tmp / "killed.tsv").read_bytes() == want[name]
     from distributed import Client

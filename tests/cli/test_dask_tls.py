@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from dask_checks import check_loopback_only  # noqa: E402
+from dask_checks import check_loopback_only, stop_processes  # noqa: E402
 from swgpu.exceptions import InputError  # noqa: E402
 from swgpu.parallel.dask_cluster import client_security  # noqa: E402
 from swgpu.parallel.dask_executor import SCHEDULER_ENV, DaskExecutor  # noqa: E402
@@ -116,14 +116,7 @@ def test_search_on_a_tls_cluster(tls, tmp_path, run_cli, monkeypatch):
         assert done.returncode == 2 and done.stdout == "", done.stderr
         assert done.stderr.count("\n") == 1 and "require-encryption" in done.stderr and "tls://" in done.stderr
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_processes(procs)
         logs.close()
 
 
