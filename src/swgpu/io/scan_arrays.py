@@ -32,26 +32,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["scan_part", "gather_texts", "REJECT", "RECHECK"]
+from .texts import gather_segments
+
+__all__ = ["scan_part", "REJECT", "RECHECK"]
 
 REJECT = "reject"    #: the text is not of the common case (the exact scan would say so too)
 RECHECK = "recheck"  #: a letter line holds something else: the exact scan decides
 
 _WS, _HEAD, _COMMENT, _CONTROL = 1, 2, 8, 16  # byte classes (kernels.WS, ...)
-
-
-def gather_texts(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The bytes ``data[starts[k]:ends[k]]`` end to end and their offsets."""
-    starts = np.asarray(starts, dtype=np.int64)
-    lengths = np.asarray(ends, dtype=np.int64) - starts
-    offsets = np.zeros(starts.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    if total == 0:
-        return np.empty(0, dtype=np.uint8), offsets
-    index = np.arange(total, dtype=np.int64)
-    index += np.repeat(starts - offsets[:-1], lengths)
-    return data[index], offsets
 
 
 def scan_part(data: np.ndarray, lut: np.ndarray, cls: np.ndarray | None = None):

@@ -35,8 +35,8 @@ import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
 from .compiled import worth_bytes
 from .ranges import ranges, run_ranges
-from .scan_arrays import RECHECK, REJECT, gather_texts, scan_part
-from .texts import Texts
+from .scan_arrays import RECHECK, REJECT, scan_part
+from .texts import Texts, gather_segments
 
 __all__ = ["scan_fasta", "read_columns", "LARGEST"]
 
@@ -53,7 +53,7 @@ _CLASS[ord("#")] = _COMMENT
 
 
 def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
-    return Texts(*gather_texts(data, starts, ends))
+    return Texts(*gather_segments(data, starts, ends))
 
 
 def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST,

@@ -11,7 +11,7 @@ import numpy as np
 
 from .compiled import worth
 
-__all__ = ["Texts"]
+__all__ = ["Texts", "put_segments", "gather_segments"]
 
 
 class Texts:
@@ -67,12 +67,34 @@ class Texts:
         index = np.asarray(index, dtype=np.int64)
         starts, ends = self.offsets[index], self.offsets[index + 1]
         if not worth(index.size):  # a few strings: no Numba to load
-            from .scan_arrays import gather_texts
-
-            return Texts(*gather_texts(self.buffer, starts, ends))
+            return Texts(*gather_segments(self.buffer, starts, ends))
         from . import kernels as K
 
         out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
         offsets = np.empty(index.size + 1, dtype=np.int64)
         K.gather(self.buffer, starts, ends, out, offsets)
         return Texts(out, offsets)
+
+
+def put_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
+    """``pool[starts[k]:ends[k]]`` written at ``out[at[k]:]`` for every ``k``, by
+    array operations (what the compiled kernels do in a loop)."""
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(ends, dtype=np.int64) - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return
+    first = np.zeros(lengths.size, dtype=np.int64)
+    np.cumsum(lengths[:-1], out=first[1:])
+    step = np.arange(total, dtype=np.int64) - np.repeat(first, lengths)
+    out[np.repeat(at, lengths) + step] = pool[np.repeat(starts, lengths) + step]
+
+
+def gather_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes ``pool[starts[k]:ends[k]]`` end to end, and their offsets."""
+    lengths = np.asarray(ends, dtype=np.int64) - np.asarray(starts, dtype=np.int64)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    put_segments(pool, starts, ends, offsets[:-1], out)
+    return out, offsets

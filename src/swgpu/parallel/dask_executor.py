@@ -273,6 +273,8 @@ class DaskExecutor:
     def _scatter_again(self, items: list) -> list:
         """``items`` with every scattered future in them replaced by a new
         one of the same object, sent again (the first was lost with a worker)."""
+        from distributed import Future
+
         fresh = {key: self._send(obj) for key, obj in self._scattered.items()}
         self._scattered = {f.key: self._scattered[key] for key, f in fresh.items()}
 
@@ -281,7 +283,7 @@ class DaskExecutor:
                 return {k: swap(v) for k, v in x.items()}
             if isinstance(x, (list, tuple)):
                 return type(x)(swap(v) for v in x)
-            return fresh.get(getattr(x, "key", None), x) if type(x).__name__ == "Future" else x
+            return fresh.get(x.key, x) if isinstance(x, Future) else x
 
         return [swap(x) for x in items]
 

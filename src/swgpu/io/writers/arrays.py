@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["digits", "render_ints", "render_texts", "render_rows", "cigar_column", "reverse_column", "merge_column"]
+from ..texts import gather_segments, put_segments
+
+__all__ = ["digits", "render_ints", "render_rows", "cigar_column", "reverse_column", "merge_column"]
 
 _POWERS = 10 ** np.arange(19, dtype=np.int64)
 
@@ -44,18 +46,6 @@ def render_ints(values: np.ndarray, at: np.ndarray, size: int, out: np.ndarray |
     return out
 
 
-def render_texts(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
-    """``pool[starts[k]:ends[k]]`` at ``out[at[k]:]`` for every ``k``."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return
-    first = np.zeros(lengths.size, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=first[1:])
-    step = np.arange(total, dtype=np.int64) - np.repeat(first, lengths)
-    out[np.repeat(at, lengths) + step] = pool[np.repeat(starts, lengths) + step]
-
-
 def render_rows(n: int, kinds, args, ints, starts, ends, pool_of, pools, const: bytes, coff) -> np.ndarray:
     """The lines of :class:`~.rows.Rows` (its fields as the compiled
     ``sizes``/``fill`` kernels take them) as one ``uint8`` array."""
@@ -77,7 +67,7 @@ def render_rows(n: int, kinds, args, ints, starts, ends, pool_of, pools, const: 
         if kind == 0:
             render_ints(ints[g], pos, 0, out)
         elif kind == 1:
-            render_texts(pools[pool_of[g]], starts[g], ends[g], pos, out)
+            put_segments(pools[pool_of[g]], starts[g], ends[g], pos, out)
         else:
             text = cbytes[coff[g]:coff[g + 1]]
             if text.size:
@@ -133,11 +123,5 @@ def reverse_column(buffer: np.ndarray, first: np.ndarray, last: np.ndarray, tabl
 
 def merge_column(a: np.ndarray, b: np.ndarray, which: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """String ``k``: ``b[first[k]:last[k]]`` where ``which[k]``, else ``a[first[k]:last[k]]``; end to end, offsets."""
-    pool = np.concatenate([a, b])
     shift = np.where(which, a.size, 0)
-    lengths = last - first
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    render_texts(pool, first + shift, last + shift, offsets[:-1], out)
-    return out, offsets
+    return gather_segments(np.concatenate([a, b]), first + shift, last + shift)
