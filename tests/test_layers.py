@@ -175,9 +175,10 @@ def test_sources_found_and_parsed(all_imports):
     found = {(i.file, ".".join(i.target)) for i in all_imports}
     # relative `from . import x`, lazy imports inside functions, TYPE_CHECKING imports, registry strings
     assert ("engines/cpu/engine.py", "swgpu.engines.cpu.bitsliced") in found
-    assert ("engines/base.py", "swgpu.engines.cuda.runtime") in found
+    assert ("engines/registry.py", "swgpu.engines.cuda.runtime") in found
     assert ("scoring/karlin.py", "swgpu.scoring.scoring") in found
-    assert ("engines/base.py", "swgpu.engines.cpu.engine") in found
+    assert ("engines/registry.py", "swgpu.engines.cpu.engine") in found
+    assert ("cli/info.py", "swgpu.engines.registry") in found
     assert ("engines/base.py", "swgpu.exceptions") in found
 
 

@@ -135,8 +135,7 @@ def test_engine_error_names_device(run_cli, tmp_path):
 def test_info_lists_gpus(run_cli, monkeypatch):
     import swgpu.engines as engines
 
-    monkeypatch.setattr(engines, "cuda_available", lambda: True)
-    monkeypatch.setattr(engines, "describe_devices", lambda: [
+    monkeypatch.setattr(engines, "describe_devices", lambda engine="cuda": [
         {"id": 0, "name": "NVIDIA H100", "sms": 132, "memory": 80 * 2**30, "arch": "sm_90"}])
     code, out, err = run_cli(["info"])
     assert code == 0

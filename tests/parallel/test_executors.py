@@ -1,6 +1,6 @@
 """``swgpu.parallel.executors.ThreadExecutor``: results in input order with one
 and several threads, exceptions propagate, ``imap`` is lazy with bounded
-look-ahead."""
+look-ahead; the ``distributed`` flag that tells a cluster's executor from a local one."""
 
 from __future__ import annotations
 
@@ -123,3 +123,17 @@ def test_imap_lookahead_is_bounded():
 def test_thread_executor_is_an_executor():
     ex: Executor = ThreadExecutor(2)
     assert callable(ex.map) and callable(ex.imap)
+
+
+def test_distributed_flag():
+    from swgpu.parallel.dask_executor import DaskExecutor
+    from swgpu.parallel.executors import is_distributed
+    from swgpu.workloads.genome.tasks import distributed
+
+    class Cluster:
+        distributed = True
+
+    assert ThreadExecutor.distributed is False and DaskExecutor.distributed is True
+    for executor, want in ((ThreadExecutor(2), False), (Cluster(), True), (object(), False), (None, False)):
+        assert is_distributed(executor) is want
+        assert distributed(executor) is want

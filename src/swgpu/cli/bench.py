@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..engines.kernel_names import PAIR_KERNELS
+from ..engines.registry import device_choices
 from ..exceptions import InputError
 from .checks import gap_penalty, positive_int
 from .options import Parser, finish, gpu_ids
@@ -31,7 +32,7 @@ def _add_search(bsub) -> None:
     b.add_argument("--repeats", type=positive_int, default=3, help="timings of each measurement, >= 1 (default 3)")
     b.add_argument("--label", default="search", help="name of the JSON/PNG files")
     b.add_argument("--out", default="bench-out", help="folder for JSON and PNG (default bench-out)")
-    b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    b.add_argument("--device", default="auto", choices=list(device_choices()))
     b.add_argument("--gpus", default="all")
     finish(b, run)
 
@@ -47,7 +48,7 @@ def _add_screen(bsub) -> None:
     b.add_argument("--transpose", choices=["ballot", "swap"], default="ballot",
                    help="bit transpose of the bitwise kernel on the GPU: warp ballots or block swaps")
     b.add_argument("--out", default="bench-out")
-    b.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    b.add_argument("--device", default="auto", choices=list(device_choices()))
     finish(b, run)
 
 

@@ -66,16 +66,19 @@ def executor_from(args):
     gpus = None
     if workers is not None and scheduler is None and getattr(args, "device", "cpu") != "cpu":
         from ..engines.base import gpu_count, resolve_device
+        from ..engines.registry import is_accelerator
         from .options import gpu_ids
 
-        if resolve_device(args.device) == "cuda":
+        name = resolve_device(args.device)
+        if is_accelerator(name):
+            count = gpu_count(name)
             ids = gpu_ids(getattr(args, "gpus", "all"))
-            ids = list(range(gpu_count())) if ids is None else ids
+            ids = list(range(count)) if ids is None else ids
             if workers > len(ids):
                 raise InputError(f"{workers} GPU workers, but --gpus gives {len(ids)} GPU(s) "
                                  f"({','.join(map(str, ids))}): one worker per GPU", param="workers")
-            if max(ids) >= gpu_count():
-                raise InputError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
+            if max(ids) >= count:
+                raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
             gpus, workers = ids[:workers], None
     level = logging.INFO if getattr(args, "verbose", False) else QUIET
     return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None), log_level=level)

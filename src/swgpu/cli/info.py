@@ -62,15 +62,17 @@ def run_info(args) -> int:
     import numpy
 
     from .. import __version__
-    from ..engines import cuda_available, describe_devices, gpu_unavailable_reason
+    from ..engines import describe_devices, gpu_unavailable_reason
+    from ..engines.registry import is_accelerator, names
 
     print(f"swgpu {__version__}")
     print(f"python {sys.version.split()[0]}, numpy {numpy.__version__}, numba {numba.__version__}")
     print(f"cpu engine: available ({os.cpu_count()} cores)")
-    if cuda_available():
-        for d in describe_devices():
-            print(f"cuda engine: GPU {d['id']}: {d['name']}, {d['sms']} SMs, "
+    for name in filter(is_accelerator, names()):
+        gpus = describe_devices(name)
+        for d in gpus:
+            print(f"{name} engine: GPU {d['id']}: {d['name']}, {d['sms']} SMs, "
                   f"{d['memory'] / 2**30:.0f} GiB, {d['arch']}")
-    else:
-        print(f"cuda engine: unavailable ({gpu_unavailable_reason()})")
+        if not gpus:
+            print(f"{name} engine: unavailable ({gpu_unavailable_reason(name)})")
     return 0

@@ -9,6 +9,7 @@ import argparse
 import os
 import shlex
 
+from ..engines.registry import device_choices
 from ..exceptions import InputError
 from ..io.writers.output import COMPRESSED as _COMPRESSED
 from .checks import gap_penalty, non_positive_int, positive_int
@@ -108,7 +109,7 @@ def add_device(p: argparse.ArgumentParser, cpu_only: bool = False) -> None:
         p.add_argument("--device", default="auto", choices=["auto", "cpu"],
                        help="compute engine (default auto: the CPU)")
     else:
-        p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+        p.add_argument("--device", default="auto", choices=list(device_choices()),
                        help="compute engine (default auto: the GPU when CuPy sees one, else the CPU)")
     p.add_argument("--threads", type=positive_int, default=None,
                    help="CPU threads, >= 1, for the CPU kernels and the tracebacks (default: all cores)")

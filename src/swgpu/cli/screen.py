@@ -132,8 +132,9 @@ def _run(args) -> int:
     check_scoring(args)
     if args.kernel in GPU_ONLY_KERNELS:
         from ..engines import resolve_device
+        from ..engines.registry import is_accelerator
 
-        if resolve_device(args.device) != "cuda":
+        if not is_accelerator(resolve_device(args.device)):
             raise InputError("group runs on the GPU only, and this run uses the CPU: choose bitwise, wordwise or "
                              "auto", param="kernel")
 

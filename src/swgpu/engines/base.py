@@ -13,7 +13,7 @@ objects that do the work, each built for one scoring scheme:
 Workloads get engines only from :func:`get_engine` and use only these
 methods; host logic (batching, overflow policy, verification, result assembly)
 lives outside the engines. A new engine is a sub-package with a subclass of
-:class:`Engine` registered in :data:`_ENGINES`.
+:class:`Engine`, registered in :mod:`swgpu.engines.registry`.
 
 >>> engine = get_engine("cpu")
 >>> engine.name, engine.capabilities()
@@ -27,7 +27,6 @@ lives outside the engines. A new engine is a sub-package with a subclass of
 from __future__ import annotations
 
 import abc
-import importlib
 import os
 from typing import Protocol, Sequence as Seq, runtime_checkable
 
@@ -38,15 +37,17 @@ from ..align.traceback import PairTracer, TracebackKernels
 from ..exceptions import EngineError
 from ..io.sequence import Sequence
 from ..scoring import Scoring
+from . import registry
 from .start import start_gpu  # noqa: F401 (re-exported)
 
 __all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "GenomeScanner", "TracebackKernels", "get_engine",
            "resolve_device", "start_gpu", "cuda_available", "gpu_count", "gpu_unavailable_reason", "describe_devices"]
 
-DEVICES = ("auto", "cpu", "cuda")
 
-#: Engine name -> "module:class" (imported on first use, so the CPU never imports CuPy).
-_ENGINES = {"cpu": "swgpu.engines.cpu.engine:CpuEngine", "cuda": "swgpu.engines.cuda.engine:CudaEngine"}
+def __getattr__(name: str):
+    if name == "DEVICES":  # what ``device`` takes: ("auto", *the registered engines), as registered now
+        return registry.device_choices()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @runtime_checkable
@@ -126,7 +127,7 @@ class GenomeScanner(Protocol):
 class Engine(abc.ABC):
     """One compute device and the work it can do (see the module docs)."""
 
-    #: ``"cpu"`` or ``"cuda"``.
+    #: The registered name: ``"cpu"``, ``"cuda"``, ...
     name: str = ""
 
     def __init__(self, device_id: int = 0, threads: int | None = None):
@@ -135,6 +136,11 @@ class Engine(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(device_id={self.device_id})"
+
+    @property
+    def accelerator(self) -> bool:
+        """True for an engine of a device with ids (a GPU), as registered."""
+        return registry.is_accelerator(self.name)
 
     def capabilities(self) -> tuple[str, ...]:
         """What this engine does itself: ``score_database``, ``score_pairs``, ``trace``."""
@@ -171,66 +177,70 @@ class Engine(abc.ABC):
         return PairTracer(kernels, scoring)
 
 
-def _runtime():
-    from .cuda import runtime  # imports CuPy only when asked
-
-    return runtime
-
-
 def cuda_available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
-    return _runtime().available()
+    return registry.probe("cuda").available
 
 
-def gpu_count() -> int:
-    """CUDA devices CuPy sees (0 without CuPy or a GPU)."""
-    return _runtime().device_count()
+def gpu_count(engine: str = "cuda") -> int:
+    """Devices of the accelerator ``engine`` (CUDA: the GPUs CuPy sees; 0 without CuPy or a GPU)."""
+    return registry.probe(engine).count
 
 
-def gpu_unavailable_reason() -> str:
-    """Why there is no usable GPU (empty when there is one)."""
-    return "" if cuda_available() else _runtime().why_unavailable()
+def gpu_unavailable_reason(engine: str = "cuda") -> str:
+    """Why ``engine`` has no usable device (empty when it has one)."""
+    return registry.probe(engine).why_not
 
 
-def describe_devices() -> list[dict]:
-    """One dict per GPU: ``id``, ``name``, ``sms``, ``memory`` (bytes), ``arch``."""
-    return _runtime().describe() if cuda_available() else []
+def describe_devices(engine: str = "cuda") -> list[dict]:
+    """One dict per device of ``engine`` (a GPU): ``id``, ``name``, ``sms``, ``memory`` (bytes), ``arch``."""
+    return registry.describe(engine)
+
+
+def _names() -> str:
+    choices = registry.device_choices()
+    return f"{', '.join(choices[:-1])} or {choices[-1]}"
 
 
 def resolve_device(device: str = "auto") -> str:
-    """Turn ``auto|cpu|cuda`` into the engine name to use.
+    """Turn ``auto`` or an engine name (:func:`~swgpu.engines.registry.device_choices`) into the engine to use.
 
-    ``auto`` picks ``cuda`` when a GPU and CuPy are present, else ``cpu``;
-    ``cuda`` without a GPU is an :class:`~swgpu.exceptions.EngineError`.
+    ``auto`` picks the first registered accelerator with a usable device
+    (``cuda`` when a GPU and CuPy are present), else ``cpu``; a named
+    accelerator without a device is an :class:`~swgpu.exceptions.EngineError`.
     """
     device = (device or "auto").lower()
-    if device == "cpu":
-        return "cpu"
-    if device in ("cuda", "gpu"):
-        if not cuda_available():
-            raise EngineError(f"cuda: no usable GPU ({gpu_unavailable_reason()}); use cpu", param="device")
-        return "cuda"
     if device == "auto":
-        return "cuda" if cuda_available() else "cpu"
-    raise EngineError(f"unknown device {device!r}: use auto, cpu or cuda", param="device")
+        return next((n for n in registry.names() if registry.is_accelerator(n) and registry.probe(n).available),
+                    "cpu")
+    entry = registry.lookup(device)
+    if entry is None:
+        raise EngineError(f"unknown device {device!r}: use {_names()}", param="device")
+    found = registry.probe(entry.name)
+    if not found.available:
+        lack = "no usable GPU" if entry.accelerator else "unavailable"
+        raise EngineError(f"{entry.name}: {lack} ({found.why_not}); use cpu", param="device")
+    return entry.name
 
 
 _cache: dict = {}
 
 
 def get_engine(device: str = "auto", gpu_id: int = 0, threads: int | None = None) -> Engine:
-    """The engine for ``device`` (``auto``, ``cpu`` or ``cuda``) on GPU ``gpu_id``.
+    """The engine for ``device`` (``auto``, ``cpu``, ``cuda``, ...) on device ``gpu_id``
+    (an accelerator's; the CPU has one).
 
     ``threads``: CPU threads the engine may use (default: all cores).
-    Engines are kept, one per (device, GPU, threads).
+    Engines are kept, one per (engine, device, threads).
     """
-    name = resolve_device(device)
-    if name == "cuda" and not 0 <= int(gpu_id) < gpu_count():
-        raise EngineError(f"GPU {gpu_id}: this machine has {gpu_count()} GPU(s)", param="gpus")
-    key = (name, int(gpu_id) if name == "cuda" else 0, threads)
+    entry = registry.lookup(resolve_device(device))
+    if entry.accelerator:
+        count = registry.probe(entry.name).count
+        if not 0 <= int(gpu_id) < count:
+            raise EngineError(f"GPU {gpu_id}: this machine has {count} GPU(s)", param="gpus")
+    key = (entry, int(gpu_id) if entry.accelerator else 0, threads)
     engine = _cache.get(key)
     if engine is None:
-        module, cls = _ENGINES[name].split(":")
-        engine = getattr(importlib.import_module(module), cls)(device_id=key[1], threads=threads)
+        engine = registry.load(entry.name)(device_id=key[1], threads=threads)
         _cache[key] = engine
     return engine

@@ -119,6 +119,9 @@ class DaskExecutor:
     Tasks must be functions defined at module level (they are pickled).
     """
 
+    #: Runs tasks on a cluster (see :func:`~swgpu.parallel.executors.is_distributed`).
+    distributed = True
+
     def __init__(self, scheduler: str | None = None, workers: int | None = None, gpus: list[int] | None = None,
                  threads_per_worker: int | None = None, retries: int = 1, log_level: int = logging.ERROR):
         distributed = _distributed()

@@ -2,13 +2,18 @@
 
 :class:`ThreadExecutor` runs them on threads of this process (the kernels of
 both engines release the GIL). Workloads take any object with the same two
-methods, so a distributed executor (Dask) plugs in without changing them.
+methods, so a distributed executor (Dask) plugs in without changing them;
+one that runs tasks on a cluster says so with ``distributed = True``
+(:func:`is_distributed`), and the workloads then send their work to its
+workers (``scatter``, ``workers``) in place of using this process's engines.
 
 >>> ex = ThreadExecutor(4)
 >>> ex.map(lambda x: x * x, [1, 2, 3])
 [1, 4, 9]
 >>> list(ex.imap(str, range(3)))
 ['0', '1', '2']
+>>> is_distributed(ex), is_distributed(None)
+(False, False)
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, Protocol, TypeVar
 
-__all__ = ["Executor", "ThreadExecutor"]
+__all__ = ["Executor", "ThreadExecutor", "is_distributed"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -25,6 +30,10 @@ R = TypeVar("R")
 
 class Executor(Protocol):
     """What workloads need from an executor."""
+
+    #: True for an executor of a cluster (it also has ``scatter`` and ``workers``,
+    #: as :class:`~swgpu.parallel.dask_executor.DaskExecutor`).
+    distributed: bool
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[fn(x) for x in items]``, computed in parallel."""
@@ -35,6 +44,8 @@ class Executor(Protocol):
 
 class ThreadExecutor:
     """``threads`` worker threads (default: all cores); one thread runs inline."""
+
+    distributed = False
 
     def __init__(self, threads: int | None = None):
         self.threads = max(1, int(threads or os.cpu_count() or 1))
@@ -64,6 +75,12 @@ class ThreadExecutor:
                     futures.append(pool.submit(fn, items[nxt]))
                     nxt += 1
                 yield result
+
+
+def is_distributed(executor) -> bool:
+    """True when ``executor`` runs its tasks on a cluster (its ``distributed``
+    flag; an executor without one, or None, runs them here)."""
+    return bool(getattr(executor, "distributed", False))
 
 
 class _Pool(ThreadPoolExecutor):

@@ -185,7 +185,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
     events), beside the per-phase times."""
     match, mismatch, go, ge = (2, -1, 1, 1) if scoring == "linear" else (2, -3, 5, 2)
     engine = get_engine(device)
-    repeats = repeats or (5 if engine.name == "cuda" else 1)
+    repeats = repeats or (5 if engine.accelerator else 1)
     scheme = Scoring.build("dna", match=match, mismatch=mismatch, gap_open=go, gap_extend=ge)
     scorers = {kernel: engine.pair_scorer(scheme, kernel, transpose=transpose) for kernel in kernels}
     check_memory(max(screen_bytes(pairs, m, n, scorers.values()) for n in ns),
@@ -193,7 +193,7 @@ def bench_screen(pairs: int = 32768, m: int = 128, ns=(1024, 2048, 4096, 8192, 1
     rows = []
     for n in ns:
         qs, ts = _random_pairs(pairs, m, n, seed=n)
-        batch = PairBatch.from_lists(qs, ts) if engine.name == "cuda" else None
+        batch = PairBatch.from_lists(qs, ts) if engine.accelerator else None
         cells = pairs * m * n
         for kernel in kernels:
             scorer = scorers[kernel]

@@ -14,7 +14,7 @@ import re
 import threading
 from importlib import resources
 
-__all__ = ["prime", "available", "why_unavailable", "cupy", "get_module", "get_modules", "prefetch", "kernel_source", "device_count", "arch", "describe"]
+__all__ = ["prime", "probe", "available", "why_unavailable", "cupy", "get_module", "get_modules", "prefetch", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
 _primer: threading.Thread | None = None
@@ -68,6 +68,15 @@ def available() -> bool:
 def why_unavailable() -> str:
     _import()
     return _why or "CuPy is not installed (pip install 'swgpu[cuda]')"
+
+
+def probe() -> tuple[bool, int, str, object]:
+    """``(available, device count, why not, describe)`` for the engine
+    registry (:mod:`swgpu.engines.registry`); ``describe`` is called only
+    when the GPUs are listed."""
+    if not available():
+        return False, 0, why_unavailable(), ()
+    return True, device_count(), "", describe
 
 
 def cupy():

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...align.alignment import Alignment
 from ...align.scan_rule import best_end_points
-from ...parallel.executors import ThreadExecutor
+from ...parallel.executors import ThreadExecutor, is_distributed
 from ...parallel.parts import split_columns
 from ...parallel.workers import worker_engine
 from .windows import end_windows, finish_traces
@@ -84,8 +84,8 @@ def trace_pairs(spec: dict) -> list[Alignment]:
 
 
 def distributed(executor) -> bool:
-    """True for an executor of a Dask cluster (it has workers and ``scatter``)."""
-    return executor is not None and hasattr(executor, "scatter") and getattr(executor, "workers", 0) > 0
+    """True for an executor of a cluster (:func:`~swgpu.parallel.executors.is_distributed`)."""
+    return is_distributed(executor)
 
 
 def end_points_over_parts(executor, base: dict, queries, codes, bounds, floors, keep, radius=None,

@@ -54,9 +54,9 @@ from ...align.scan_rule import cap_span, span_bound
 from ...engines import get_engine
 from ...exceptions import InputError
 from ...io.sequence import Sequence
-from ...parallel.executors import ThreadExecutor
+from ...parallel.executors import ThreadExecutor, is_distributed
 from ...scoring import Scoring
-from ..genome.tasks import distributed, find_end_points, trace_ends
+from ..genome.tasks import find_end_points, trace_ends
 from ..genome.windows import TracedScoreMismatch, genome_codes, record_of
 from ..limits import check_int32
 from ..strands import oriented, strands_for
@@ -157,7 +157,7 @@ class LongAligner:
         qs = [oriented(query, s) for s in signs]
         floor = max(1, int(min_score))
         ts = time.perf_counter()
-        if not distributed(self.executor):
+        if not is_distributed(self.executor):
             self._local_scanner()
         t0 = time.perf_counter()
         found = self._end_points([q.codes for q in qs], codes, bounds, floor, top, on_progress)
@@ -176,7 +176,7 @@ class LongAligner:
         return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1, t0 - ts)
 
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
-        cluster = self.executor if distributed(self.executor) else None
+        cluster = self.executor if is_distributed(self.executor) else None
         scanner = None if cluster is not None else self._local_scanner()
         return find_end_points(scanner, cluster, self._spec(), queries, codes, bounds, [floor] * len(queries), keep,
                                on_progress, self.separation, self.max_alignment_length)
@@ -184,7 +184,7 @@ class LongAligner:
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
         if not ends:
             return []
-        cluster = self.executor if distributed(self.executor) else None
+        cluster = self.executor if is_distributed(self.executor) else None
         tracer = None if cluster is not None else self._local_tracer()
         # on a cluster one task per alignment: the long ones are the work
         try:

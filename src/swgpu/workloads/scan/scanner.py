@@ -35,9 +35,9 @@ from ...align.scan_rule import span_bound
 from ...engines import get_engine
 from ...exceptions import InputError
 from ...io.sequence import Sequence
-from ...parallel.executors import ThreadExecutor
+from ...parallel.executors import ThreadExecutor, is_distributed
 from ...scoring import Scoring, Statistics
-from ..genome.tasks import distributed, find_end_points, trace_ends
+from ..genome.tasks import find_end_points, trace_ends
 from ..genome.windows import genome_codes
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
@@ -132,7 +132,7 @@ class Scanner:
         self.scanner = self.engine.genome_scanner(scoring, method)
         self.tracer = self.engine.tracer(scoring)
         self.executor = ThreadExecutor(self.engine.threads)
-        self.cluster = executor if distributed(executor) else None
+        self.cluster = executor if is_distributed(executor) else None
         self.threads = threads
         #: seconds spent finding end points and tracing hits in the last :meth:`scan`
         self.score_seconds = 0.0

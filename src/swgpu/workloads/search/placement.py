@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...engines.base import DatabaseScorer, Engine, get_engine, gpu_count, resolve_device
+from ...engines.registry import is_accelerator
 from ...exceptions import EngineError
 from ...io.database import Database
 
@@ -22,14 +23,16 @@ __all__ = ["devices", "partition_by_residues", "Shard", "gather_scores"]
 
 
 def devices(device: str = "auto", gpus: list[int] | None = None, threads: int | None = None) -> list[Engine]:
-    """The engines a job runs on: the CPU engine, or one CUDA engine per GPU
-    id in ``gpus`` (None: every visible GPU)."""
-    if resolve_device(device) == "cpu":
-        return [get_engine("cpu", threads=threads)]
-    ids = list(range(gpu_count())) if gpus is None else list(gpus)
-    if not ids or any(not 0 <= g < gpu_count() for g in ids):
-        raise EngineError(f"{','.join(map(str, ids))}: this machine has {gpu_count()} GPU(s)", param="gpus")
-    return [get_engine("cuda", g, threads=threads) for g in ids]
+    """The engines a job runs on: the CPU engine, or one engine of the
+    accelerator (CUDA) per GPU id in ``gpus`` (None: every visible GPU)."""
+    name = resolve_device(device)
+    if not is_accelerator(name):
+        return [get_engine(name, threads=threads)]
+    count = gpu_count(name)
+    ids = list(range(count)) if gpus is None else list(gpus)
+    if not ids or any(not 0 <= g < count for g in ids):
+        raise EngineError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
+    return [get_engine(name, g, threads=threads) for g in ids]
 
 
 def partition_by_residues(lengths: np.ndarray, parts: int) -> list[np.ndarray]:

@@ -38,8 +38,7 @@ from ...engines import resolve_device
 from ...exceptions import InputError
 from ...io.database import Database
 from ...io.sequence import Sequence
-from ...parallel.dask_executor import DaskExecutor
-from ...parallel.executors import Executor, ThreadExecutor
+from ...parallel.executors import Executor, ThreadExecutor, is_distributed
 from ...scoring import Scoring, Statistics
 from ...scoring.search_fit import SearchFit
 from ..limits import check_int32, check_max_hsps
@@ -105,7 +104,8 @@ class Searcher:
     threads:
         CPU threads (scoring on the CPU, tracebacks).
     executor:
-        A :class:`~swgpu.parallel.dask_executor.DaskExecutor`: the database is
+        A distributed executor (``distributed`` true: a
+        :class:`~swgpu.parallel.dask_executor.DaskExecutor`): the database is
         split over its workers, which score and trace there (``device`` is
         then what the workers use; ``gpus`` is not used: each worker has its
         GPU); see :mod:`.cluster`. Another executor (with ``map``) runs
@@ -138,7 +138,7 @@ class Searcher:
         self.further_seconds = 0.0
         self._cluster: ClusterParts | None = None
         self._shards: list[Shard] = []
-        if isinstance(executor, DaskExecutor):
+        if is_distributed(executor):
             self._cluster = ClusterParts(executor, database, scoring, device, self.statistics)
             self.device = self._cluster.engine_name  # as the workers resolved it
             self.load_seconds = self._cluster.load_seconds
