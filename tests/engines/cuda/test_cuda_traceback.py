@@ -162,15 +162,19 @@ def test_end_at_last_column(scoring):
         assert a.score == 0 or a.target_end == len(t)
 
 
-@pytest.mark.parametrize("base_cells", [64, 1 << 22])
-def test_whole_gpu_shape(monkeypatch, base_cells):
-    """The end, start and half passes with every warp of the GPU on one
-    problem (the shape of very long pairs), forced on small ones; with
+@pytest.mark.parametrize("base_cells,blocks", [(64, None), (1 << 22, None), (5_000, 3), (64, 1)])
+def test_tall_shape(monkeypatch, base_cells, blocks):
+    """The end, start and half passes in the tall shape (eight rows a lane,
+    several problems a launch on blocks by their cells), forced on small
+    problems (strips cut short by the last row: 1 to 3,000 rows); also with
+    launches of 1 or 3 blocks (one problem a block, several launches); with
     known best scores (the end pass stops early) and ending in the last column."""
     from oracle import last_column_alignment, last_column_pairs
     from swgpu.engines.cuda import traceback_passes
 
-    monkeypatch.setattr(traceback_passes, "GRID_CELLS", 1)
+    monkeypatch.setattr(traceback_passes, "TALL_ROWS", 1)
+    monkeypatch.setattr(traceback_passes, "TALL_CELLS", 1)
+    monkeypatch.setattr(traceback_passes, "TALL_BLOCKS", blocks)
     rng = np.random.default_rng(base_cells + 7)
     pairs = []
     for i in range(10):
@@ -183,9 +187,31 @@ def test_whole_gpu_shape(monkeypatch, base_cells):
         gpu = get_engine("cuda").tracer(scoring)
         cpu = get_engine("cpu").tracer(scoring)
         expected = [cpu.align(q, t).score for q, t in pairs]
-        assert [a.to_dict() for a in gpu.align_many(pairs, expected=expected)] == \
-            [cpu.align(q, t).to_dict() for q, t in pairs]
+        want = [cpu.align(q, t).to_dict() for q, t in pairs]
+        assert [a.to_dict() for a in gpu.align_many(pairs, expected=expected)] == want
+        # an expected score above the best bounds the end pass's columns too tightly: the whole window then
+        too_high = [e + 3 for e in expected]
+        assert [a.to_dict() for a in gpu.align_many(pairs, expected=too_high)] == want
     lc = last_column_pairs()[:40]
     got = get_engine("cuda").tracer(DNA_SCORINGS[0]).align_many(lc, end_at_last=True)
     for (q, t), a in zip(lc, got):
         assert a.to_dict() == last_column_alignment(q, t, DNA_SCORINGS[0]).to_dict()
+
+
+@pytest.mark.parametrize("blocks", [None, 2])
+def test_tall_shape_proteins(monkeypatch, blocks):
+    """The tall shape with a protein matrix (more letters than fit one shared
+    row of eight), rows on both sides of a strip's height."""
+    from swgpu.engines.cuda import traceback_passes
+
+    monkeypatch.setattr(traceback_passes, "TALL_ROWS", 1)
+    monkeypatch.setattr(traceback_passes, "TALL_CELLS", 1)
+    monkeypatch.setattr(traceback_passes, "TALL_BLOCKS", blocks)
+    rng = np.random.default_rng(11)
+    letters = list("ACDEFGHIKLMNPQRSTVWYX")
+    pairs = []
+    for i, m in enumerate([1, 7, 255, 256, 257, 511, 513, 1200]):
+        q = "".join(rng.choice(letters, m))
+        t = "".join(rng.choice(letters, int(rng.integers(1, 900)))) + q[: m // 2] + "".join(rng.choice(letters, 40))
+        pairs.append((Sequence.from_text(f"q{i}", q, "protein"), Sequence.from_text(f"t{i}", t, "protein")))
+    _same(pairs, Scoring.default("protein"), base_cells=1_000)

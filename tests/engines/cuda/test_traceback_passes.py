@@ -21,6 +21,7 @@ class CpuStandIn(TracebackPasses):
         self.M = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self.go, self.ge = scoring.gap_open, scoring.gap_extend
         self.base_cells = base_cells
+        self.slack = abs(self.go) + abs(self.ge)
 
     @staticmethod
     def _side(X, start, length, rev):
@@ -40,7 +41,7 @@ class CpuStandIn(TracebackPasses):
     def _split_level(self, A, B, qbase, tbase, pk, pieces):
         cuts = []
         go, ge = self.go, self.ge
-        for k, (s0, s1, t0, t1, lead, tail) in zip(pk, pieces):
+        for k, (s0, s1, t0, t1, lead, tail, bound) in zip(pk, pieces):
             a, b = A[qbase[k] + s0:qbase[k] + s1], B[tbase[k] + t0:tbase[k] + t1]
             mid = (s1 - s0) // 2
             cc, dd = pairwise.nw_last_row(np.ascontiguousarray(a[:mid]), b, self.M, go, ge, lead)
@@ -49,7 +50,12 @@ class CpuStandIn(TracebackPasses):
             join = cc.astype(np.int64) + rr[::-1]
             gap = dd.astype(np.int64) + ss[::-1] + (go - ge)
             j1, j2 = int(np.argmax(join)), int(np.argmax(gap))
-            cuts.append((0, j1) if join[j1] >= gap[j2] else (1, j2))
+            # the bound the passes' bands take for the piece is at most its optimal score
+            assert bound <= max(join[j1], gap[j2]), (bound, join[j1], gap[j2])
+            if join[j1] >= gap[j2]:
+                cuts.append((0, j1, int(cc[j1]), int(rr[::-1][j1])))
+            else:
+                cuts.append((1, j2, int(dd[j2]), int(ss[::-1][j2])))
         return cuts
 
     def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail):

@@ -38,11 +38,19 @@ FIELDS = 10
 #: (shape ``_8``); smaller ones one warp each (``_1``).
 WIDE_ROWS = 512
 WIDE_CELLS = 1 << 21
-#: Problems of at least this many cells run alone on every warp of the GPU
-#: (shape ``_G``: the end, start and half passes of very long pairs).
-GRID_CELLS = 1 << 30
+#: Problems of at least this many rows and cells take the tall shape (``_T``:
+#: the end, start and half passes, 8 rows a lane, several problems a launch,
+#: each on blocks in proportion to its cells).
+TALL_ROWS = 1024
+TALL_CELLS = 1 << 22
+#: Rows of a tall strip (kernels/sw_traceback_tall.cuh: 32 * TW_R).
+TALL_STRIP = 256
+#: Blocks of one tall launch (None: as many as the GPU holds at once).
+TALL_BLOCKS = None
 NEG = -(1 << 29)  # kernels/sw_traceback.cu: TW_NEG
 NOSTOP = 0x7FFFFFFF
+#: desc[6] of a problem without a known score bound: every column (kernels: TW_NOPRUNE).
+NOPRUNE = -(1 << 62)
 _MODES = {"tw_sw_end": 0, "tw_sw_start": 1, "tw_nw_last": 2}
 #: Row-buffer ints of one launch (two rows of n + 1 per problem).
 ROW_BUDGET = 1 << 27
@@ -71,6 +79,26 @@ def offsets(sizes) -> np.ndarray:
     return off
 
 
+def _combine(mode: int, res: np.ndarray, owner: np.ndarray, nprob: int) -> np.ndarray:
+    """Each problem's (best, i, j) from its warps' (tall shape): the end pass
+    the best score, then the first row, then the first column (zeros when
+    nothing scores); the start pass the first row with a hit (zeros: none)."""
+    got = res.reshape(-1, 3).astype(np.int64)
+    out = np.zeros((nprob, 3), np.int32)
+    if mode == 0:
+        keep = got[:, 0] > 0
+        k = np.lexsort((got[:, 2], got[:, 1], -got[:, 0], owner))
+    else:
+        keep = got[:, 1] != 0
+        k = np.lexsort((got[:, 1], owner))
+    k = k[keep[k]]
+    first = k[np.r_[True, owner[k][1:] != owner[k][:-1]]] if k.size else k
+    out[owner[first]] = got[first]
+    if mode == 1:
+        out[:, :2] = out[:, 1:].copy()
+    return out
+
+
 def _row_offsets(ncols: np.ndarray) -> np.ndarray:
     off = np.zeros(ncols.size + 1, dtype=np.int64)
     np.cumsum(2 * (ncols.astype(np.int64) + 1), out=off[1:])
@@ -86,39 +114,42 @@ class TracebackPasses:
         self.K = int(K)
         self.go, self.ge = int(gap_open), int(gap_extend)
         self.base_cells = int(base_cells)
+        self.mmax = int(cp.max(matrix_dev).get())  # the best letter score: the bands' bound
+        self.slack = abs(self.go) + abs(self.ge)  # below a half's value at a split: its piece's bound
         mod = runtime.get_module(KERNEL_FILE)
         self._k = {f"{name}{shape}": mod.get_function(f"{name}{shape}")
                    for name in ("tw_sw_end", "tw_sw_start", "tw_nw_last", "tw_nw_path") for shape in ("_1", "_8")}
         self._k["tw_split"] = mod.get_function("tw_split")
         self._k["tw_forward_ops"] = mod.get_function("tw_forward_ops")
         for name in _MODES:
-            self._k[name + "_G"] = mod.get_function(name + "_G")
-        self._grid_blocks = min(runtime.resident_blocks(self._k[name + "_G"], 32 * WARPS, cp.cuda.Device().id)
+            self._k[name + "_T"] = mod.get_function(name + "_T")
+        self._tall_blocks = min(runtime.resident_blocks(self._k[name + "_T"], 32 * WARPS, cp.cuda.Device().id)
                                 for name in _MODES)
-        self._streams = (cp.cuda.Stream(non_blocking=True), cp.cuda.Stream(non_blocking=True))
+        self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
 
     # ---------------------------------------------------------------- launches
     def _launch(self, name: str, nprob: int, args: tuple) -> None:
         self._k[name]((-(-nprob // WARPS),), (32 * WARPS,), args)
 
     def _run(self, name: str, desc: np.ndarray, A, B, rows, extra: tuple = (), width: int = 0):
-        """Kernel ``name`` over the problems ``desc``: long ones a block each
-        (``_8``), the rest a warp each (``_1``), on two streams; returns the
-        ``width`` ints of each problem's result (host), or None."""
+        """Kernel ``name`` over the problems ``desc``: large ones in the tall
+        shape (``_T``), long ones a block each (``_8``), the rest a warp each
+        (``_1``), on three streams; returns the ``width`` ints of each
+        problem's result (host), or None."""
         cp = self.cp
         i32 = np.int32
         cells = desc[:, 1] * desc[:, 3]
-        huge = (cells >= GRID_CELLS) & (desc[:, 1] > 0) if name in _MODES else np.zeros(desc.shape[0], bool)
-        wide = (desc[:, 1] >= WIDE_ROWS) & (cells >= WIDE_CELLS) & ~huge
+        tall = (desc[:, 1] >= TALL_ROWS) & (cells >= TALL_CELLS) if name in _MODES else np.zeros(desc.shape[0], bool)
+        wide = (desc[:, 1] >= WIDE_ROWS) & (cells >= WIDE_CELLS) & ~tall
         cp.cuda.get_current_stream().synchronize()  # inputs were written on the current stream
         out = np.zeros((desc.shape[0], width), dtype=np.int32) if width else None
-        for k in np.flatnonzero(huge).tolist():
-            got = self._run_grid(name, desc[k], A, B, rows)
-            if width:
-                out[k] = got[:width]
         pending = []
+        sel = np.flatnonzero(tall)
+        if sel.size:
+            with self._streams[2]:
+                pending += [(sel[g], self._streams[2], r) for g, r in self._launch_tall(name, desc[sel], A, B, rows)]
         for shape, sel, stream in (("_8", np.flatnonzero(wide), self._streams[0]),
-                                   ("_1", np.flatnonzero(~wide & ~huge), self._streams[1])):
+                                   ("_1", np.flatnonzero(~wide & ~tall), self._streams[1])):
             if sel.size == 0:
                 continue
             with stream:
@@ -131,55 +162,49 @@ class TracebackPasses:
         for sel, stream, res in pending:
             stream.synchronize()
             if width:
-                out[sel] = res.get().reshape(sel.size, width)
+                out[sel] = res()[:, :width] if callable(res) else res.get().reshape(sel.size, width)
         return out
 
-    def _run_grid(self, name: str, d: np.ndarray, A, B, rows) -> np.ndarray:
-        """Kernel ``name`` on one very large problem ``d``, every warp of the
-        GPU on it (shape ``_G``): the row buffer, progress counters and stop
-        strip set up here, the warps' results combined as the block shapes
-        combine them. Returns (best, i, j) for the end pass, (i, j) for the start."""
+    def _tall_groups(self, desc: np.ndarray):
+        """The launches of the tall shape: (problem indices, blocks of each), the
+        largest problems first, each launch at most the blocks the GPU holds at
+        once, each problem on blocks in proportion to its cells (at least one,
+        at most one warp a strip)."""
+        G = max(1, int(TALL_BLOCKS or self._tall_blocks))
+        m, n = desc[:, 1], desc[:, 3]
+        cells = (m * n).astype(np.float64)
+        cap = np.maximum(1, -(-(-(-m // TALL_STRIP)) // WARPS))
+        order = np.argsort(-cells, kind="stable")
+        want = np.clip(np.ceil(cells / cells.sum() * G), 1, cap).astype(np.int64)
+        start = 0
+        while start < order.size:
+            stop = start + max(1, int(np.searchsorted(np.cumsum(want[order[start:]]), G, side="right")))
+            g = order[start:stop]
+            nb = np.clip(np.floor(cells[g] / cells[g].sum() * G), 1, cap[g]).astype(np.int64)
+            if nb.sum() > G:
+                nb = np.minimum(want[g], G)
+            yield g, nb
+            start = stop
+
+    def _launch_tall(self, name: str, desc: np.ndarray, A, B, rows):
+        """Launch ``name`` in the tall shape over ``desc`` on the current stream;
+        yields (problem indices, a function giving their (best, i, j) rows)
+        for the end and start passes, (indices, None) for the half passes."""
         cp = self.cp
         i32 = np.int32
         mode = _MODES[name]
-        m, n, off = int(d[1]), int(d[3]), int(d[5])
-        stream = self._streams[0]
-        with stream:
-            H, F = rows[off:off + n + 1], rows[off + n + 1:off + 2 * (n + 1)]
-            if mode == 0:
-                H.fill(0)
-            elif mode == 1:
-                H.fill(NEG)
-            else:
-                H[:] = -(self.go + cp.arange(-1, n, dtype=cp.int64) * self.ge).astype(cp.int32)
-            H[0] = 0
-            F.fill(NEG)
-            warps = self._grid_blocks * WARPS
-            prog = cp.full(warps, -1, dtype=cp.int64)
-            stop = cp.full(1, NOSTOP, dtype=cp.int32)
-            res = cp.zeros(3 * warps, dtype=cp.int32)
-            args = (A, B, cp.asarray(np.ascontiguousarray(d)), i32(1), self.matrix, i32(self.K), i32(self.go),
-                    i32(self.ge), rows, res, prog, stop)
-            self._k[name + "_G"]((self._grid_blocks,), (32 * WARPS,), args)
-            if mode == 2:  # column 0 of row m
-                c0 = -(int(d[8]) + (m - 1) * self.ge)
-                H[0] = c0
-                F[0] = c0
-            got = res.get().reshape(warps, 3).astype(np.int64)
-        if mode == 0:  # the best score, then the smallest row, then the smallest column
-            best = int(got[:, 0].max())
-            if best <= 0:
-                return np.zeros(3, np.int32)
-            at = got[got[:, 0] == best]
-            k = np.lexsort((at[:, 2], at[:, 1]))[0]
-            return np.array([best, at[k, 1], at[k, 2]], np.int32)
-        if mode == 1:  # the first row with a hit
-            hit = got[got[:, 1] != 0]
-            if hit.size == 0:
-                return np.zeros(2, np.int32)
-            k = int(np.argmin(hit[:, 1]))
-            return np.array([hit[k, 1], hit[k, 2]], np.int32)
-        return np.zeros(0, np.int32)
+        for g, nb in self._tall_groups(desc):
+            blocks = offsets(nb)
+            grid = int(blocks[-1])
+            prog = cp.full(grid * WARPS, -1, dtype=cp.int64)
+            stop = cp.full(g.size, NOSTOP, dtype=cp.int32)
+            res = cp.zeros(3 * grid * WARPS, dtype=cp.int32)
+            args = (A, B, cp.asarray(np.ascontiguousarray(desc[g]).ravel()), i32(g.size), self.matrix, i32(self.K),
+                    i32(self.go), i32(self.ge), rows, i32(self.mmax), cp.asarray(blocks.astype(np.int32)), res, prog,
+                    stop)
+            self._k[name + "_T"]((grid,), (32 * WARPS,), args)
+            owner = np.repeat(np.arange(g.size), nb * WARPS)
+            yield g, (None if mode == 2 else (lambda res=res, owner=owner, k=g.size: _combine(mode, res.get(), owner, k)))
 
     def _rows_pass(self, name: str, A, B, desc: np.ndarray, ncols: np.ndarray, width: int) -> np.ndarray:
         """Run ``name`` (``tw_sw_end`` or ``tw_sw_start``) over problems ``desc`` in
@@ -219,7 +244,15 @@ class TracebackPasses:
         desc[:, 0], desc[:, 1], desc[:, 2], desc[:, 3] = qoff, qlen, toff, tlen
         desc[:, 8] = -1 if expected is None else expected
         desc[:, 9] = int(bool(end_at_last))
+        # a known best score bounds the columns of the end pass (desc 6, 7: the band's score and rows)
+        desc[:, 6] = np.where(desc[:, 8] >= 0, desc[:, 8], NOPRUNE)
+        desc[:, 7] = qlen
         ends = self._rows_pass("tw_sw_end", A, B, desc, tlen, 3).astype(np.int64)
+        short = np.flatnonzero((desc[:, 8] >= 0) & (ends[:, 0] < desc[:, 8]))
+        if short.size:  # below the expected score (callers report it): the whole window's best, as told
+            d = desc[short].copy()
+            d[:, 6] = NOPRUNE
+            ends[short] = self._rows_pass("tw_sw_end", A, B, d, tlen[short], 3)
         out = Paths(best=ends[:, 0].copy(), i0=np.zeros(n, np.int64), j0=np.zeros(n, np.int64),
                     ops=np.zeros(0, np.uint8), off=np.zeros(n + 1, np.int64))
         live = np.flatnonzero(ends[:, 0] > 0)
@@ -230,11 +263,12 @@ class TracebackPasses:
         sd[:, 0], sd[:, 1] = qoff[live] + ie - 1, ie
         sd[:, 2], sd[:, 3] = toff[live] + je - 1, je
         sd[:, 4], sd[:, 8] = 1, best
+        sd[:, 6], sd[:, 7] = best, ie
         starts = self._rows_pass("tw_sw_start", A, B, sd, je, 2)
         if np.any(starts[:, 0] == 0):
             raise RuntimeError("start pass did not reach the best score; this is a bug")
         i0, j0 = ie - starts[:, 0], je - starts[:, 1]
-        ops, off = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je)
+        ops, off = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je, best)
         out.i0[live], out.j0[live] = i0, j0
         counts = np.zeros(n, np.int64)
         counts[live] = np.diff(off)
@@ -243,14 +277,18 @@ class TracebackPasses:
         return out
 
     # ------------------------------------------------- Myers-Miller on the GPU
-    def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1) -> tuple[np.ndarray, np.ndarray]:
+    def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1, score) -> tuple[np.ndarray, np.ndarray]:
         """Op codes of the optimal global path of each box (concatenated, and
-        their offsets), as the CPU's ``global_ops``."""
+        their offsets), as the CPU's ``global_ops``; ``score``: each box's
+        optimal score (the local alignment's), which bounds the columns of
+        its passes."""
         go, ge = self.go, self.ge
         m, w = a1 - a0, b1 - b0
         big = (m > 1) & (w > 1) & (m * w > self.base_cells)
-        # pieces of each big box in path order: a tuple (a0, a1, b0, b1, lead, tail) or an op array
-        todo = {int(k): [(int(a0[k]), int(a1[k]), int(b0[k]), int(b1[k]), go, go)] for k in np.flatnonzero(big)}
+        # pieces of each big box in path order: a tuple (a0, a1, b0, b1, lead, tail, bound) or an op array;
+        # bound: at most the piece's optimal score
+        todo = {int(k): [(int(a0[k]), int(a1[k]), int(b0[k]), int(b1[k]), go, go, int(score[k]))]
+                for k in np.flatnonzero(big)}
         while True:
             split = [(k, x) for k, items in todo.items() for x, p in enumerate(items)
                      if isinstance(p, tuple) and self._splits(p)]
@@ -258,15 +296,16 @@ class TracebackPasses:
                 break
             cuts = self._split_level(A, B, qbase, tbase, [k for k, _ in split], [todo[k][x] for k, x in split])
             new = {}
-            for (k, x), (kind, j) in zip(split, cuts):
-                s0, s1, t0, t1, lead, tail = todo[k][x]
+            for (k, x), (kind, j, top, bottom) in zip(split, cuts):
+                s0, s1, t0, t1, lead, tail, _ = todo[k][x]
                 mid = s0 + (s1 - s0) // 2
                 tj = t0 + j
+                top, bottom = top - self.slack, bottom - self.slack  # the halves' values there, less a gap's letters
                 if kind == 0:
-                    new[(k, x)] = [(s0, mid, t0, tj, lead, go), (mid, s1, tj, t1, go, tail)]
+                    new[(k, x)] = [(s0, mid, t0, tj, lead, go, top), (mid, s1, tj, t1, go, tail, bottom)]
                 else:  # a vertical gap covers rows mid - 1 and mid in column j
-                    new[(k, x)] = [(s0, mid - 1, t0, tj, lead, ge), np.ones(2, np.uint8),
-                                   (mid + 1, s1, tj, t1, ge, tail)]
+                    new[(k, x)] = [(s0, mid - 1, t0, tj, lead, ge, top), np.ones(2, np.uint8),
+                                   (mid + 1, s1, tj, t1, ge, tail, bottom)]
             for k in {k for k, _ in split}:
                 todo[k] = [q for x, p in enumerate(todo[k]) for q in new.get((k, x), [p])]
         # base pieces: the small boxes whole, and the leaves of the big ones
@@ -306,32 +345,32 @@ class TracebackPasses:
         m, n = p[1] - p[0], p[3] - p[2]
         return m > 1 and n > 1 and m * n > self.base_cells
 
-    def _split_level(self, A, B, qbase, tbase, pk: list, pieces: list) -> list[tuple[int, int]]:
-        """``(kind, j)`` of each piece (of pair ``pk[r]``): where its forward and reversed halves meet."""
+    def _split_level(self, A, B, qbase, tbase, pk: list, pieces: list) -> list[tuple[int, int, int, int]]:
+        """``(kind, j, top, bottom)`` of each piece (of pair ``pk[r]``): where its
+        forward and reversed halves meet, and their values there."""
         cp = self.cp
         i32 = np.int32
         P = len(pieces)
         n = np.array([p[3] - p[2] for p in pieces], dtype=np.int64)
-        cuts = np.zeros((P, 2), dtype=np.int32)
+        cuts = np.zeros((P, 4), dtype=np.int32)
         for a, b in _batches(4 * (n + 1), ROW_BUDGET):
             desc = np.zeros((2 * (b - a), FIELDS), dtype=np.int64)
             for r in range(a, b):
-                s0, s1, t0, t1, lead, tail = pieces[r]
+                s0, s1, t0, t1, lead, tail, bound = pieces[r]
                 k = pk[r]
                 mid = s0 + (s1 - s0) // 2
-                desc[2 * (r - a)] = (qbase[k] + s0, mid - s0, tbase[k] + t0, t1 - t0, 0, 0, 0, 0, lead, 0)
-                desc[2 * (r - a) + 1] = (qbase[k] + s1 - 1, s1 - mid, tbase[k] + t1 - 1, t1 - t0, 1, 0, 0, 0, tail, 0)
+                desc[2 * (r - a)] = (qbase[k] + s0, mid - s0, tbase[k] + t0, t1 - t0, 0, 0, bound, s1 - s0, lead, 0)
+                desc[2 * (r - a) + 1] = (qbase[k] + s1 - 1, s1 - mid, tbase[k] + t1 - 1, t1 - t0, 1, 0, bound, s1 - s0,
+                                         tail, 0)
             off = _row_offsets(np.repeat(n[a:b], 2))
             desc[:, 5] = off[:-1]
             rows = cp.empty(int(off[-1]), dtype=np.int32)
             self._run("tw_nw_last", desc, A, B, rows)
-            res = cp.empty(2 * (b - a), dtype=np.int32)
-            self._launch("tw_split", b - a, (rows, cp.asarray(np.ascontiguousarray(off[:-1:2])),
-                                             cp.asarray(np.ascontiguousarray(off[1:-1:2])),
-                                             cp.asarray(n[a:b].astype(np.int32)), i32(b - a), i32(self.go),
-                                             i32(self.ge), res))
-            cuts[a:b] = res.get().reshape(b - a, 2)
-        return [(int(c[0]), int(c[1])) for c in cuts]
+            res = cp.empty(4 * (b - a), dtype=np.int32)
+            self._launch("tw_split", b - a, (rows, cp.asarray(desc.ravel()), i32(b - a), i32(self.go), i32(self.ge),
+                                             i32(self.mmax), res))
+            cuts[a:b] = res.get().reshape(b - a, 4)
+        return [tuple(int(x) for x in c) for c in cuts]
 
     def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail) -> tuple[np.ndarray, np.ndarray]:
         """``tw_nw_path`` over pieces of at most ``base_cells`` cells (or one row

@@ -6,8 +6,9 @@
 // per block), and "_8", eight warps per problem, warp w taking strips w, w + 8,
 // ... and following the warp of the strip above it through a progress counter
 // in shared memory (for long problems, whose strips would otherwise run one
-// after another); the END, START and LAST passes also in a third, "_G", every
-// warp of the GPU on one very large problem (progress counters in global memory).
+// after another); the END, START and LAST passes also in a third, "_T", for
+// large problems: TW_R rows a lane, each problem on a range of the grid's
+// blocks (sw_traceback_tall.cuh).
 //
 // These kernels compute the same DP values as the CPU engine's Numba kernels
 // (swgpu/engines/cpu/pairwise.py) and apply the same tie rules (see
@@ -52,9 +53,6 @@ struct TwShared {
     volatile long long prog[TW_WARPS];  // (shape _8) strip * (n + 1) + columns of the row buffer written
     volatile int stop;                  // (shape _8) first strip that reached the goal (END, START)
     int rb[TW_WARPS], ri[TW_WARPS], rj[TW_WARPS];
-    volatile long long* prog_p;  // the progress counters: prog (shape _8) or global memory (shape _G)
-    volatile int* stop_p;        // the stop strip: &stop or global memory
-    int* gres;                   // (shape _G) per warp: best, bi, bj
 };
 
 struct TwResult {
@@ -90,12 +88,10 @@ __device__ __forceinline__ int tw_load(const int* p)
 template <int NW>
 __device__ __forceinline__ bool tw_wait(TwShared& S, const int pw, const long long need, const int strip)
 {
-    volatile long long* prog = NW == 0 ? S.prog_p : S.prog;
-    volatile int* stop = NW == 0 ? S.stop_p : &S.stop;
     int ok = 1;
     if ((threadIdx.x & 31) == 0) {
-        while (prog[pw] < need) {
-            if (*stop < strip) { ok = 0; break; }
+        while (S.prog[pw] < need) {
+            if (S.stop < strip) { ok = 0; break; }
             __nanosleep(64);
         }
     }
@@ -107,10 +103,9 @@ __device__ __forceinline__ bool tw_wait(TwShared& S, const int pw, const long lo
 template <int NW>
 __device__ __forceinline__ void tw_publish(TwShared& S, const int wp, const long long value)
 {
-    volatile long long* prog = NW == 0 ? S.prog_p : S.prog;
     __threadfence();
     __syncwarp();
-    if ((threadIdx.x & 31) == 0) prog[wp] = value;
+    if ((threadIdx.x & 31) == 0) S.prog[wp] = value;
 }
 
 // The wavefront over one problem, by NW warps (wp: this warp's place among
@@ -125,14 +120,10 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                             int* __restrict__ Frow, unsigned int* __restrict__ dirs, const bool last_only = false)
 {
     const int lane = threadIdx.x & 31;
-    // NW == 0 (shape _G): every warp of the grid on one problem; the host
-    // sets up the row buffer, the progress counters and the stop strip
-    const int nw = NW > 0 ? NW : (int)gridDim.x * TW_WARPS;
-    if (NW > 0) {
-        for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
-            Hrow[j] = j == 0 ? 0 : tw_row0<MODE>(j, go, ge);
-            Frow[j] = TW_NEG;
-        }
+    const int nw = NW;
+    for (int j = wp * 32 + lane; j <= n; j += 32 * NW) {
+        Hrow[j] = j == 0 ? 0 : tw_row0<MODE>(j, go, ge);
+        Frow[j] = TW_NEG;
     }
     if (NW > 1) {
         if (lane == 0) S.prog[wp] = -1;
@@ -147,7 +138,7 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
     const int W = (n + 7) >> 3;  // direction words per strip row
     const int nchunks = (n + 31) >> 5;
     for (int strip = wp; strip * 32 < m; strip += nw) {
-        if (NW != 1 && *(NW == 0 ? S.stop_p : &S.stop) < strip) break;
+        if (NW != 1 && S.stop < strip) break;
         const int i0 = strip * 32;
         const long long base = (long long)(strip - 1) * (n + 1);
         const int i = i0 + lane + 1;
@@ -245,7 +236,7 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
         const bool done = (MODE == TW_START && __ballot_sync(TW_FULL, bi != 0)) ||
                           (MODE == TW_END && aux >= 0 && __ballot_sync(TW_FULL, best >= aux));
         if (done) {
-            if (NW != 1 && lane == 0) atomicMin((int*)(NW == 0 ? S.stop_p : &S.stop), strip);
+            if (NW != 1 && lane == 0) atomicMin((int*)&S.stop, strip);
             break;
         }
     }
@@ -276,11 +267,6 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
                 if (oi != 0 && (bi == 0 || oi < bi)) { bi = oi; bj = oj; }
             }
         }
-    }
-    if (NW == 0 && lane == 0) {  // the host combines the warps
-        S.gres[3 * wp] = best;
-        S.gres[3 * wp + 1] = bi;
-        S.gres[3 * wp + 2] = bj;
     }
     if (MODE == TW_END && best == 0) { bi = 0; bj = 0; }
     r.best = best;
@@ -434,54 +420,46 @@ tw_forward_ops(const unsigned char* __restrict__ ops, const long long* __restric
 TW_KERNELS(1)
 TW_KERNELS(8)
 
-// Shape _G: one problem (desc[0 ..]) on every warp of a grid that fits on the
-// GPU at once (passes END, START, LAST of very large problems). The host
-// sets up the row buffer (row 0), prog[] = -1 and *stop = TW_NOSTOP, and
-// combines res[3w .. 3w + 2] (best, bi, bj of warp w) as the block shapes do;
-// LAST: the host writes column 0 of row m.
-template <int MODE>
-__device__ __forceinline__ void tw_grid(TW_ARGS, int* __restrict__ res, long long* __restrict__ prog, int* __restrict__ stop)
-{
-    __shared__ TwShared S;
-    if (threadIdx.x == 0) { S.prog_p = prog; S.stop_p = stop; S.gres = res; }
-    tw_load_matrix(S, M, K);
-    const int w = threadIdx.x >> 5;
-    const int wp = blockIdx.x * TW_WARPS + w;
-    const int m = (int)desc[1], n = (int)desc[3];
-    const int step = desc[4] ? -1 : 1;
-    int* Hrow = rows + desc[5];
-    tw_wave<MODE, 0>(S, w, wp, K, A + desc[0], B + desc[2], step, m, n, go, ge, (int)desc[8], Hrow, Hrow + (n + 1),
-                     nullptr, MODE == TW_END && desc[9] != 0);
-}
 
-#define TW_GRID(NAME, MODE)                                                                                    \
-    extern "C" __global__ void __launch_bounds__(32 * TW_WARPS, 2)                                                \
-    NAME(TW_ARGS, int* __restrict__ res, long long* __restrict__ prog, int* __restrict__ stop)                 \
-    { tw_grid<MODE>(A, B, desc, nprob, M, K, go, ge, rows, res, prog, stop); }
+#include "sw_traceback_tall.cuh"
 
-TW_GRID(tw_sw_end_G, TW_END)
-TW_GRID(tw_sw_start_G, TW_START)
-TW_GRID(tw_nw_last_G, TW_LAST)
-
-// Problem p's forward last row (H at fwd[p], F after it, n[p] + 1 each) and the
-// reversed pass's (at bwd[p]) meet: j1 = the first column of the best sum of
-// H values, j2 = the first of the best sum of F values plus go - ge. out[2p] =
-// 0 and j1 when the H sum is at least the F sum, else 1 and j2. One warp a problem.
+// Problem p's forward last row (H at rows + desc[2p][5], F after it, n + 1
+// each) and the reversed pass's (desc[2p + 1]) meet: j1 = the first column of
+// the best sum of H values, j2 = the first of the best sum of F values plus
+// go - ge, over the columns inside both rows' bands (tw_band_row; outside them
+// no path scores the piece's bound). out[4p ..] = 0, j1 and the two H values
+// there when the H sum is at least the F sum, else 1, j2 and the two F values.
+// One warp a problem.
 extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)
-tw_split(const int* __restrict__ rows, const long long* __restrict__ fwd, const long long* __restrict__ bwd,
-         const int* __restrict__ ncols, const int nprob, const int go, const int ge, int* __restrict__ out)
+tw_split(const int* __restrict__ rows, const long long* __restrict__ desc, const int nprob, const int go,
+         const int ge, const int mmax, int* __restrict__ out)
 {
     const int p = blockIdx.x * TW_WARPS + (threadIdx.x >> 5);
     if (p >= nprob) return;
     const int lane = threadIdx.x & 31;
-    const int n = ncols[p];
-    const int* cc = rows + fwd[p];
+    const long long* df = desc + (long long)(2 * p) * TW_FIELDS;
+    const long long* db = df + TW_FIELDS;
+    const int n = (int)df[3];
+    const int* cc = rows + df[5];
     const int* dd = cc + (n + 1);
-    const int* rr = rows + bwd[p];
+    const int* rr = rows + db[5];
     const int* ss = rr + (n + 1);
+    int a1, e1, a2, e2;
+    {
+        TwBand band;
+        band.T = mmax > 0 && min(go, ge) >= 0 ? df[6] : TW_NOPRUNE;
+        band.mf = (int)df[7];
+        band.n = n;
+        band.mmax = mmax;
+        band.g = min(go, ge);
+        band.last = false;
+        tw_band_row<TW_LAST>(band, (int)df[1], a1, e1);
+        tw_band_row<TW_LAST>(band, (int)db[1], a2, e2);
+    }
     long long b1 = -0x7fffffffffffffffLL - 1, b2 = b1;
     int j1 = 0, j2 = 0;
     for (int j = lane; j <= n; j += 32) {
+        if ((j != 0 && (j < a1 || j > e1)) || (j != n && (n - j < a2 || n - j > e2))) continue;
         const long long x = (long long)cc[j] + rr[n - j];
         const long long y = (long long)dd[j] + ss[n - j] + (go - ge);
         if (x > b1) { b1 = x; j1 = j; }
@@ -497,7 +475,10 @@ tw_split(const int* __restrict__ rows, const long long* __restrict__ fwd, const 
     }
     if (lane == 0) {
         const bool join = b1 >= b2;
-        out[2 * p] = join ? 0 : 1;
-        out[2 * p + 1] = join ? j1 : j2;
+        const int j = join ? j1 : j2;
+        out[4 * p] = join ? 0 : 1;
+        out[4 * p + 1] = j;
+        out[4 * p + 2] = join ? cc[j] : dd[j];
+        out[4 * p + 3] = join ? rr[n - j] : ss[n - j];
     }
 }
