@@ -48,8 +48,8 @@ def add_parser(subparsers) -> None:
     g.add_argument("--method", choices=["auto", "rowscan"], default="auto",
                    help="with --ends: how end points are found: auto (the fastest exact method) or rowscan (the "
                         "row-parallel scan of the GPU-cluster method; same end points)")
-    g.add_argument("--gpus", default="all", help="with --ends and --workers: GPUs of the local cluster, all or "
-                                                 "ids such as 0,1 (default all)")
+    g.add_argument("--gpus", default="all", help="with --ends: GPUs to use, all or ids such as 0,1 (default all: "
+                                                 "every GPU, in this process; with --workers, the local cluster's)")
     add_cluster(p)
     add_quiet(p)
     declare(p, inputs=("query", "target"), outputs=("output", "ends_out"))
@@ -69,7 +69,7 @@ def run(args) -> int:
         if args.max_hsps > 1:
             raise InputError("applies to pairs, not with --ends: genome-scale alignment reports its end "
                              "points (--ends, --alignments)", param="max_hsps")
-        with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
+        with cluster_of(args, devices=True) as executor:  # a Dask cluster (--scheduler, --workers), or the GPUs
             return run_long(args, executor)
     if args.scheduler is not None or args.workers is not None:
         raise InputError("a Dask cluster runs genome-scale alignment only: give --ends too", param="workers")

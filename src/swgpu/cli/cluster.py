@@ -25,7 +25,7 @@ from ..exceptions import InputError
 from ..parallel import SCHEDULER_ENV
 from .checks import positive_int
 
-__all__ = ["add_cluster", "executor_from", "cluster_of"]
+__all__ = ["add_cluster", "executor_from", "cluster_of", "local_devices"]
 
 
 def add_cluster(p: argparse.ArgumentParser) -> None:
@@ -84,13 +84,40 @@ def executor_from(args):
     return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None), log_level=level)
 
 
+def local_devices(args):
+    """Without a Dask cluster: a :class:`~swgpu.parallel.device_executor.DeviceExecutor`
+    over the GPUs of ``--gpus`` (default: every GPU) when the device is an
+    accelerator and they are more than GPU 0 alone, else None (GPU 0, as the engines take by default)."""
+    if getattr(args, "device", "cpu") == "cpu":
+        return None
+    from ..engines.base import gpu_count, resolve_device
+    from ..engines.registry import is_accelerator
+    from .options import gpu_ids
+
+    name = resolve_device(args.device)
+    if not is_accelerator(name):
+        return None
+    count = gpu_count(name)
+    ids = gpu_ids(getattr(args, "gpus", "all"))
+    ids = list(range(count)) if ids is None else ids
+    if ids and max(ids) >= count:
+        raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
+    if ids == [0]:
+        return None
+    from ..parallel.device_executor import DeviceExecutor
+
+    return DeviceExecutor(ids, threads=getattr(args, "threads", None))
+
+
 @contextlib.contextmanager
-def cluster_of(args):
+def cluster_of(args, devices: bool = False):
     """``with cluster_of(args) as executor``: :func:`executor_from`, closed
-    at the end of the block, at once when the block raised (None: run in this process)."""
+    at the end of the block, at once when the block raised (None: run in this
+    process). ``devices``: without a cluster, the GPUs of ``--gpus`` as its
+    workers when they are several, or another than GPU 0 (:func:`local_devices`)."""
     executor = executor_from(args)
     if executor is None:
-        yield None
+        yield local_devices(args) if devices else None
         return
     with executor:
         yield executor

@@ -35,7 +35,8 @@ def add_parser(subparsers) -> None:
     add_output(p, "blast6")
     add_device(p)
     add_strand(p, "both")
-    p.add_argument("--gpus", default="all", help="with --workers: GPUs of the local cluster, all or ids such as 0,1")
+    p.add_argument("--gpus", default="all", help="GPUs to use, all or ids such as 0,1 (default all: every GPU, "
+                   "in this process; with --workers, the GPUs of the local cluster)")
     add_cluster(p)
     add_quiet(p)
     declare(p, inputs=("query", "genome"), outputs=("output",))
@@ -43,7 +44,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args) -> int:
-    with cluster_of(args) as executor:  # a Dask cluster, with --scheduler or --workers
+    with cluster_of(args, devices=True) as executor:  # a Dask cluster (--scheduler, --workers), or the GPUs
         return _scan(args, executor)
 
 

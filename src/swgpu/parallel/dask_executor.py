@@ -38,6 +38,7 @@ import warnings
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from ..exceptions import InputError
+from .device_executor import bound_device, bound_threads
 from . import SCHEDULER_ENV  # (the environment variable naming the scheduler when none is given)
 from .dask_cluster import (QUIET, client_security, dask_logs, local_shape, private_scratch, quiet_abandoned_gathers,
                            start_local, stop_workers, uninterrupted, worker_environ)
@@ -74,12 +75,18 @@ def worker_gpu() -> int:
     one GPU, its own (``CUDA_VISIBLE_DEVICES`` set to its id; CUDA numbers the
     visible GPUs from 0 in each process). Start remote workers the same way,
     one per GPU (``CUDA_VISIBLE_DEVICES=1 dask worker ...``); a worker that
-    sees several uses the first."""
-    return 0
+    sees several uses the first. On a thread of a
+    :class:`~swgpu.parallel.device_executor.DeviceExecutor`: that thread's GPU."""
+    bound = bound_device()
+    return 0 if bound is None else bound
 
 
 def worker_threads() -> int:
-    """Threads of the Dask worker running the calling task (1 outside a worker)."""
+    """Threads of the Dask worker (or the device executor's thread) running
+    the calling task (1 outside a worker)."""
+    bound = bound_threads()
+    if bound is not None:
+        return bound
     try:
         from distributed import get_worker
 
