@@ -103,10 +103,14 @@ def test_errors_are_those_of_read_sequences(tmp_path, data):
     assert str(got.value) == str(want.value)
 
 
-def test_a_group_checks_names_and_lengths_before_letters(tmp_path, monkeypatch):
-    monkeypatch.setattr(encoding, "ENCODE_GROUP", 4)
+@pytest.mark.parametrize("group", [2, 4, 4096])
+def test_the_first_problem_in_the_file_is_said_whatever_the_groups(tmp_path, monkeypatch, group):
+    monkeypatch.setattr(encoding, "ENCODE_GROUP", group)
     path = tmp_path / "g.fa"
     path.write_bytes(b">a\nAC\n>b\nAJ\n>c\n>d\nGG\n")
+    with pytest.raises(InputError, match="record 'b', position 2: 'J'"):
+        read_sequence_batch(path, DNA)
+    path.write_bytes(b">a\nAC\n>c\n>b\nAJ\n>d\nGG\n")
     with pytest.raises(InputError, match="'c' is empty"):
         read_sequence_batch(path, DNA)
 

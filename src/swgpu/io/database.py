@@ -34,6 +34,7 @@ from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
+from .texts import Texts
 from .writers.output import COMPRESSED, OutputFile
 
 __all__ = ["Database", "length_order", "FORMAT"]
@@ -107,13 +108,8 @@ class Database:
 
     def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
-        lengths = np.diff(self.offsets)[members]
-        offsets = np.zeros(len(members) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        residues = np.empty(int(offsets[-1]), dtype=np.uint8)
-        for k, i in enumerate(members):
-            residues[offsets[k]:offsets[k + 1]] = self.residues[self.offsets[i]:self.offsets[i + 1]]
-        return residues, offsets
+        got = Texts(self.residues, self.offsets).take(members)  # compiled for many, by array operations for few
+        return got.buffer, got.offsets
 
     @classmethod
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":
@@ -127,9 +123,7 @@ class Database:
         order = length_order(np.concatenate([[0], np.cumsum(lengths)]))
         offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
         np.cumsum(lengths[order], out=offsets[1:])
-        residues = np.empty(int(offsets[-1]), dtype=np.uint8)
-        for k, i in enumerate(order):
-            residues[offsets[k]:offsets[k + 1]] = seqs[i].codes
+        residues = np.concatenate([seqs[i].codes for i in order.tolist()]).astype(np.uint8, copy=False)
         return cls(alphabet, [seqs[i].name for i in order], offsets, residues, order.astype(np.int64), source,
                    [seqs[i].description for i in order])
 

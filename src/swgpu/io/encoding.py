@@ -95,8 +95,9 @@ def _check(names: list[str], lengths: list[int], count: int, name: str) -> None:
 def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str,
              before: int = 0) -> Iterator[tuple[list, dict]]:
     """The groups of :func:`_groups`, each with its records' fields
-    (``names``, ``texts``, ``descriptions``, ``lengths``), once checked: a
-    group's names and lengths before its letters (records are numbered after
+    (``names``, ``texts``, ``descriptions``, ``lengths``), once checked: the
+    first problem in the file's order is reported, whatever the groups (a
+    record's name and length before its letters; records are numbered after
     ``before`` others of the file)."""
     count = before
     for group in _groups(batches, alpha):
@@ -106,14 +107,22 @@ def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str,
             texts += part.batch.texts[lo:hi]
             descriptions += part.batch.descriptions[lo:hi]
             lengths += part.lengths[lo:hi]
-        _check(names, lengths, count, name)
+        bad, first = None, len(names)  # the first record with a letter not of the alphabet, and its place
+        at = 0
         for part, lo, hi in group:
             k = part.first_bad(lo, hi)
-            if k is not None:  # the record names itself and the position
-                try:
-                    alpha.encode(part.batch.texts[k], record=part.batch.names[k])
-                except InputError as exc:
-                    raise InputError(f"{name}: {exc.message}", param=exc.param) from None
+            if k is not None:
+                bad, first = (part, k), at + k - lo
+                break
+            at += hi - lo
+        # the first problem in the file's order: a record without a name or letters before that one
+        _check(names[:first + 1], lengths[:first + 1], count, name)
+        if bad is not None:  # the record names itself and the position
+            part, k = bad
+            try:
+                alpha.encode(part.batch.texts[k], record=part.batch.names[k])
+            except InputError as exc:
+                raise InputError(f"{name}: {exc.message}", param=exc.param) from None
         yield group, {"names": names, "texts": texts, "descriptions": descriptions, "lengths": lengths}
         count += len(names)
     if count == before:
