@@ -6,9 +6,9 @@ The letters of a batch of records (:class:`~swgpu.io.batches.RecordBatch`)
 are encoded with one ``bytes.translate``, which also drops the marks between
 records, so that the codes of all records lie end to end; each record's codes
 are a read-only view of the result. Records are checked and made in groups of
-:data:`ENCODE_GROUP`: a group's names and lengths are checked before its
-letters, so that of several problems in a group the first record without a
-name or letters is reported before an invalid letter.
+:data:`ENCODE_GROUP`; of several problems the first in the file's order is
+reported, whatever the groups (a record's missing name or letters before an
+invalid letter of it), so that a file read in parts says what it says read whole.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def _checked(batches: Iterable[RecordBatch], alpha: Alphabet, name: str,
 
 def encode_batches(batches: Iterable[RecordBatch], alpha: Alphabet, name: str) -> Iterator[list[Sequence]]:
     """The records as :class:`Sequence` objects, a list per group of :data:`ENCODE_GROUP`.
-    A group's names and lengths are checked before its letters."""
+    The first problem in the file's order is reported (:func:`_checked`)."""
     for group, f in _checked(batches, alpha, name):
         views: list = []
         for part, lo, hi in group:
