@@ -108,6 +108,26 @@ __device__ __forceinline__ void tw_publish(TwShared& S, const int wp, const long
     if ((threadIdx.x & 31) == 0) S.prog[wp] = value;
 }
 
+// The warp's best (END): the best score, then the smallest row, then the smallest column.
+__device__ __forceinline__ void tw_warp_best(int& best, int& bi, int& bj)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        const int ob = __shfl_xor_sync(TW_FULL, best, o);
+        const int oi = __shfl_xor_sync(TW_FULL, bi, o);
+        const int oj = __shfl_xor_sync(TW_FULL, bj, o);
+        if (ob > best || (ob == best && (oi < bi || (oi == bi && oj < bj)))) { best = ob; bi = oi; bj = oj; }
+    }
+}
+
+// The warp's first hit (START): that of the first lane with one (bi == 0: none).
+__device__ __forceinline__ void tw_warp_first(int& bi, int& bj)
+{
+    const unsigned int hit = __ballot_sync(TW_FULL, bi != 0);
+    const int src = hit ? __ffs(hit) - 1 : 0;
+    bi = __shfl_sync(TW_FULL, bi, src);
+    bj = __shfl_sync(TW_FULL, bj, src);
+}
+
 // The wavefront over one problem, by NW warps (wp: this warp's place among
 // them, w: its place in the block). Row i reads a[(i - 1) * step], column j
 // reads b[(j - 1) * step] (step -1: backwards). Returns, for this warp's
@@ -241,20 +261,8 @@ __device__ TwResult tw_wave(TwShared& S, const int w, const int wp, const int K,
         }
     }
     TwResult r;
-    if (MODE == TW_END) {
-        // the best score, then the smallest row, then the smallest column
-        for (int o = 16; o > 0; o >>= 1) {
-            const int ob = __shfl_xor_sync(TW_FULL, best, o);
-            const int oi = __shfl_xor_sync(TW_FULL, bi, o);
-            const int oj = __shfl_xor_sync(TW_FULL, bj, o);
-            if (ob > best || (ob == best && (oi < bi || (oi == bi && oj < bj)))) { best = ob; bi = oi; bj = oj; }
-        }
-    } else if (MODE == TW_START) {
-        const unsigned int hit = __ballot_sync(TW_FULL, bi != 0);
-        const int src = hit ? __ffs(hit) - 1 : 0;
-        bi = __shfl_sync(TW_FULL, bi, src);
-        bj = __shfl_sync(TW_FULL, bj, src);
-    }
+    if (MODE == TW_END) tw_warp_best(best, bi, bj);
+    else if (MODE == TW_START) tw_warp_first(bi, bj);
     if (NW > 1) {
         // combine the warps: END as above; START: the first row with a hit
         if (lane == 0) { S.rb[wp] = best; S.ri[wp] = bi; S.rj[wp] = bj; }
@@ -445,17 +453,9 @@ tw_split(const int* __restrict__ rows, const long long* __restrict__ desc, const
     const int* rr = rows + db[5];
     const int* ss = rr + (n + 1);
     int a1, e1, a2, e2;
-    {
-        TwBand band;
-        band.T = mmax > 0 && min(go, ge) >= 0 ? df[6] : TW_NOPRUNE;
-        band.mf = (int)df[7];
-        band.n = n;
-        band.mmax = mmax;
-        band.g = min(go, ge);
-        band.last = false;
-        tw_band_row<TW_LAST>(band, (int)df[1], a1, e1);
-        tw_band_row<TW_LAST>(band, (int)db[1], a2, e2);
-    }
+    const TwBand band = tw_band_of(df, go, ge, mmax, false);
+    tw_band_row<TW_LAST>(band, (int)df[1], a1, e1);
+    tw_band_row<TW_LAST>(band, (int)db[1], a2, e2);
     long long b1 = -0x7fffffffffffffffLL - 1, b2 = b1;
     int j1 = 0, j2 = 0;
     for (int j = lane; j <= n; j += 32) {

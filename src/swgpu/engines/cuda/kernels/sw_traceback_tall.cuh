@@ -87,6 +87,20 @@ struct TwBand {
     bool last;  // END: alignments end with a pair in the last column
 };
 
+// The bands of problem d (desc[6]: the score bound, desc[7]: the rows it is of).
+__device__ __forceinline__ TwBand tw_band_of(const long long* d, const int go, const int ge, const int mmax,
+                                             const bool last)
+{
+    TwBand band;
+    band.T = mmax > 0 && min(go, ge) >= 0 ? d[6] : TW_NOPRUNE;
+    band.mf = (int)d[7];
+    band.n = (int)d[3];
+    band.mmax = mmax;
+    band.g = min(go, ge);
+    band.last = last;
+    return band;
+}
+
 // An upper bound on the score of a path of the problem through cell (i, j)
 // (i of mf rows, j of n columns; g: the cheapest gap letter): END, a local
 // start and an end anywhere (in the last column: at least a gap letter for
@@ -376,13 +390,7 @@ __device__ __forceinline__ void tw_tall(TW_ARGS, const int mmax, const int* __re
         Hrow[0] = c0;
         Frow[0] = c0;
     }
-    TwBand band;
-    band.T = mmax > 0 && min(go, ge) >= 0 ? d[6] : TW_NOPRUNE;
-    band.mf = (int)d[7];
-    band.n = n;
-    band.mmax = mmax;
-    band.g = min(go, ge);
-    band.last = MODE == TW_END && d[9] != 0;
+    const TwBand band = tw_band_of(d, go, ge, mmax, MODE == TW_END && d[9] != 0);
     int best = 0, bi = 0, bj = 0;
     if (MODE == TW_END && d[9] != 0)
         tw_tall_run<MODE, true>(S, w, wp, nw, m, A + d[0], B + d[2], step, n, go, ge, K, aux, Hrow, Frow, prog, gw,
@@ -391,19 +399,8 @@ __device__ __forceinline__ void tw_tall(TW_ARGS, const int mmax, const int* __re
         tw_tall_run<MODE, false>(S, w, wp, nw, m, A + d[0], B + d[2], step, n, go, ge, K, aux, Hrow, Frow, prog,
                                  gw, pgw, stop + p, band, best, bi, bj);
     if (MODE == TW_LAST) return;
-    if (MODE == TW_END) {
-        for (int o = 16; o > 0; o >>= 1) {
-            const int ob = __shfl_xor_sync(TW_FULL, best, o);
-            const int oi = __shfl_xor_sync(TW_FULL, bi, o);
-            const int oj = __shfl_xor_sync(TW_FULL, bj, o);
-            if (ob > best || (ob == best && (oi < bi || (oi == bi && oj < bj)))) { best = ob; bi = oi; bj = oj; }
-        }
-    } else {
-        const unsigned int hit = __ballot_sync(TW_FULL, bi != 0);
-        const int src = hit ? __ffs(hit) - 1 : 0;
-        bi = __shfl_sync(TW_FULL, bi, src);
-        bj = __shfl_sync(TW_FULL, bj, src);
-    }
+    if (MODE == TW_END) tw_warp_best(best, bi, bj);
+    else tw_warp_first(bi, bj);
     if (lane == 0) {
         res[3 * gw] = best;
         res[3 * gw + 1] = bi;
