@@ -24,6 +24,8 @@ per problem plus ``base_cells / 2`` bytes of directions per base piece.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ...align.batch import Paths
@@ -79,6 +81,27 @@ def offsets(sizes) -> np.ndarray:
     return off
 
 
+def _tall(desc: np.ndarray) -> np.ndarray:
+    """Which problems the end, start and half passes run in the tall shape."""
+    return (desc[:, 1] >= TALL_ROWS) & (desc[:, 1] * desc[:, 3] >= TALL_CELLS)
+
+
+_tall_streams: dict = {}
+_tall_lock = threading.Lock()
+
+
+def _tall_stream(cp):
+    """The stream of the tall shape's launches on the current device, one for
+    the process: their warps wait on one another, so every block of a launch
+    must be resident, which two of them side by side could prevent."""
+    dev = cp.cuda.Device().id
+    with _tall_lock:
+        stream = _tall_streams.get(dev)
+        if stream is None:
+            stream = _tall_streams[dev] = cp.cuda.Stream(non_blocking=True)
+    return stream
+
+
 def _combine(mode: int, res: np.ndarray, owner: np.ndarray, nprob: int) -> np.ndarray:
     """Each problem's (best, i, j) from its warps' (tall shape): the end pass
     the best score, then the first row, then the first column (zeros when
@@ -125,7 +148,7 @@ class TracebackPasses:
             self._k[name + "_T"] = mod.get_function(name + "_T")
         self._tall_blocks = min(runtime.resident_blocks(self._k[name + "_T"], 32 * WARPS, cp.cuda.Device().id)
                                 for name in _MODES)
-        self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(3))
+        self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
 
     # ---------------------------------------------------------------- launches
     def _launch(self, name: str, nprob: int, args: tuple) -> None:
@@ -139,15 +162,15 @@ class TracebackPasses:
         cp = self.cp
         i32 = np.int32
         cells = desc[:, 1] * desc[:, 3]
-        tall = (desc[:, 1] >= TALL_ROWS) & (cells >= TALL_CELLS) if name in _MODES else np.zeros(desc.shape[0], bool)
+        tall = _tall(desc) if name in _MODES else np.zeros(desc.shape[0], bool)
         wide = (desc[:, 1] >= WIDE_ROWS) & (cells >= WIDE_CELLS) & ~tall
         cp.cuda.get_current_stream().synchronize()  # inputs were written on the current stream
         out = np.zeros((desc.shape[0], width), dtype=np.int32) if width else None
         pending = []
         sel = np.flatnonzero(tall)
         if sel.size:
-            with self._streams[2]:
-                pending += [(sel[g], self._streams[2], r) for g, r in self._launch_tall(name, desc[sel], A, B, rows)]
+            with _tall_stream(self.cp):  # one stream a device: two tall launches never share the GPU
+                    pending += [(sel[g], _tall_stream(cp), r) for g, r in self._launch_tall(name, desc[sel], A, B, rows)]
         for shape, sel, stream in (("_8", np.flatnonzero(wide), self._streams[0]),
                                    ("_1", np.flatnonzero(~wide & ~tall), self._streams[1])):
             if sel.size == 0:
@@ -248,7 +271,7 @@ class TracebackPasses:
         desc[:, 6] = np.where(desc[:, 8] >= 0, desc[:, 8], NOPRUNE)
         desc[:, 7] = qlen
         ends = self._rows_pass("tw_sw_end", A, B, desc, tlen, 3).astype(np.int64)
-        short = np.flatnonzero((desc[:, 8] >= 0) & (ends[:, 0] < desc[:, 8]))
+        short = np.flatnonzero((desc[:, 8] >= 0) & (ends[:, 0] < desc[:, 8]) & _tall(desc))
         if short.size:  # below the expected score (callers report it): the whole window's best, as told
             d = desc[short].copy()
             d[:, 6] = NOPRUNE

@@ -92,7 +92,8 @@ __device__ __forceinline__ TwBand tw_band_of(const long long* d, const int go, c
                                              const bool last)
 {
     TwBand band;
-    band.T = mmax > 0 && min(go, ge) >= 0 ? d[6] : TW_NOPRUNE;
+    // the bound counts every gap letter at the cheapest, and the pieces' bounds (host) hold for ge <= go only
+    band.T = mmax > 0 && min(go, ge) >= 0 && ge <= go ? d[6] : TW_NOPRUNE;
     band.mf = (int)d[7];
     band.n = (int)d[3];
     band.mmax = mmax;
@@ -203,7 +204,9 @@ __device__ __forceinline__ bool tw_tall_strip(TwTallShared& S, const int w, cons
         tw_tall_publish(prog, gw, base + (n + 1) + n);
         return true;
     }
-    // the columns of the strip above that the chunks up to c + 1 need (none left of its band)
+    // the columns of the strip above that the chunks up to c + 1 need (none left of its band). The
+    // bound is the same along diagonals (tw_ub(i + 1, j + 1) == tw_ub(i, j)), so a strip's band is never left
+    // of the one above: the columns it writes were written above it first, and no older strip's value is read
     auto ready = [&](const int c) {
         const int need = min(phi, min(hi, lo + ((c + 2) << 5) - 1));
         return strip == 0 || need < plo || tw_tall_wait(prog, pgw, base + need, strip, stop);
