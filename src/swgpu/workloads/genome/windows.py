@@ -51,13 +51,14 @@ def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tup
     """The pairs to trace for end points ``(query, strand, column, score)``
     (``query`` as oriented for the strand, ``column`` in genome coordinates):
     the query against the window of the record that ends at the column and
-    starts ``span_of(len(query))`` letters before it (the record's start
-    when None). Returns ``(pairs, meta)`` for :func:`finish_traces`."""
+    starts ``span_of(len(query), score)`` letters before it (the most an
+    alignment of the end point's score can span; the record's start when
+    None). Returns ``(pairs, meta)`` for :func:`finish_traces`."""
     pairs, meta = [], []
     for q, sign, col, score in ends:
         r = record_of(bounds, col)
         lo = int(bounds[r])
-        span = span_of(len(q))
+        span = span_of(len(q), score)
         start = lo if span is None else max(lo, col - span + 1)
         rec = genome[r]
         window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],

@@ -17,8 +17,9 @@ column.
 **Alignments.** The best ``alignments`` end points are traced back: the
 best alignment ending with a pair at the end point (its first query row on
 ties, then the traceback's tie rules), found in the window of the target
-that ends there and is as long as any positive alignment of the query can
-reach (:func:`~swgpu.align.scan_rule.span_bound`), or ``max_alignment_length``
+that ends there and is as long as an alignment of the query with the end
+point's score can reach (:func:`~swgpu.align.scan_rule.span_bound`: the higher
+the score, the fewer gap letters it can pay for), or ``max_alignment_length``
 when given (a promise that no alignment of interest is longer; it also
 bounds the overlap of the parts below). An end point whose alignment does
 not fit that window (its traced score falls short of the end point's) breaks
@@ -127,10 +128,12 @@ class LongAligner:
         self.method = method
         self._scanner = self._tracer = None  # of this process, each made on first use
 
-    def span(self, m: int) -> int | None:
-        """Most target letters an alignment of a query of ``m`` letters spans here."""
+    def span(self, m: int, score: int = 1) -> int | None:
+        """Most target letters an alignment of a query of ``m`` letters scoring
+        at least ``score`` (default: any positive one) spans here."""
         sc = self.scoring
-        return cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), self.max_alignment_length)
+        return cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend, score),
+                        self.max_alignment_length)
 
     def _spec(self, **kw) -> dict:
         return dict(device=self.device, scoring=self.scoring, method=self.method, threads=self.threads, **kw)

@@ -189,7 +189,7 @@ class Scanner:
         per_query_ends: list[list[tuple]] = [[] for _ in queries]
         for (k, sign, q), (cols, scores) in zip(oriented_queries, found):
             per_query_ends[k].extend((q, sign, col, score) for col, score in zip(cols.tolist(), scores.tolist()))
-        span_of = lambda m: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend)  # noqa: E731
+        span_of = lambda m, score: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend, score)  # noqa: E731
         per_query = trace_best(per_query_ends, top, lambda ends: trace_ends(
             self.tracer, self.executor, self.cluster, base, genome, bounds, ends, span_of), max_hsps)
         residues = int(bounds[-1])
