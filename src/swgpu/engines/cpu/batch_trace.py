@@ -27,7 +27,11 @@ from .pairwise import nw_path, sw_end, sw_start
 
 __all__ = ["trace_packed"]
 
+#: Pairs of one compiled call, the most; with several threads, ranges are cut
+#: smaller so that each thread takes about :data:`_RANGES_PER_THREAD` (the last
+#: ones left to a thread then hold little of the work).
 _PAIRS_PER_RANGE = 2048
+_RANGES_PER_THREAD = 16
 
 
 @nb.njit(nogil=True, cache=True)
@@ -86,10 +90,12 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32, np.int32(gap_open), np.int32(gap_extend),
             np.int64(base_cells))
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
-    cuts = list(range(0, n, _PAIRS_PER_RANGE)) + [n]
+    threads = max(1, int(threads or os.cpu_count() or 1))
+    per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(64, -(-n // (threads * _RANGES_PER_THREAD))))
+    cuts = list(range(0, n, per)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
     announce_compile(_trace)
-    workers = max(1, min(int(threads or os.cpu_count() or 1), len(parts)))
+    workers = max(1, min(threads, len(parts)))
     if workers == 1:
         for a, b in parts:
             _trace(*args, a, b, *outs)
