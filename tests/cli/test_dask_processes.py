@@ -2,8 +2,9 @@
 worker`` processes (each with its nanny), on the loopback interface -- runs
 ``search``, ``scan`` and ``align --ends`` given its address (``--scheduler``):
 the output files are those of one process, nothing is printed on standard
-error, and a worker killed while a command runs is replaced by its nanny and
-its tasks run again, with the same output."""
+error, a second search of the same database finds it loaded on the workers,
+and a worker killed while a command runs is replaced by its nanny and its
+tasks run again, with the same output."""
 
 from __future__ import annotations
 
@@ -120,6 +121,34 @@ def test_separate_processes_write_the_files_of_one_process(processes, alone, nam
     assert proc.returncode == 0, err
     assert err == ""  # no log line of Dask's (nor anything else) without --verbose
     assert _without_pg((tmp / f"cluster-{name}").read_bytes()) == _without_pg(want[name])
+
+
+def test_a_second_search_finds_its_database_loaded(processes, alone):
+    """On a cluster that outlives the command (a scheduler given by address),
+    the workers keep the database's parts: the same search again loads none
+    and writes the same file."""
+    from distributed import Client
+
+    from swgpu.workloads.search import tasks
+
+    address, _, env = processes
+    tmp, want = alone
+
+    def loads():
+        with Client(address, timeout=60) as client:
+            return client.run(tasks.loads)
+
+    args = _commands(tmp)["search.tsv"] + ["--scheduler", address]
+    first = None
+    for k in range(2):
+        proc = _swgpu(args + ["-o", f"again{k}.tsv"], tmp, env)
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert _without_pg((tmp / f"again{k}.tsv").read_bytes()) == _without_pg(want["search.tsv"])
+        if k == 0:
+            first = loads()
+    assert sum(first.values()) >= 1
+    assert loads() == first
 
 
 def test_a_worker_killed_during_a_run_changes_nothing(processes, alone):

@@ -106,6 +106,15 @@ class Database:
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
         return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet, self.descriptions[i])
 
+    def digest(self) -> str:
+        """A short name of the sequences' contents (CRC-32 of the codes and of
+        the offsets, and the count): equal for databases that score alike,
+        whatever their names or files (how cluster workers keep a loaded
+        database for the next command)."""
+        residues = np.ascontiguousarray(self.residues)
+        offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
+        return f"{_crc32(residues):08x}{_crc32(offsets):08x}-{len(self)}"
+
     def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
         got = Texts(self.residues, self.offsets).take(members)  # compiled for many, by array operations for few

@@ -197,6 +197,12 @@ class DaskExecutor:
     # ------------------------------------------------------------ cluster
 
     @property
+    def persistent(self) -> bool:
+        """True for the cluster of a scheduler given by address: it outlives this
+        executor, so what its workers keep serves the next command."""
+        return self.cluster is None
+
+    @property
     def workers(self) -> int:
         """Number of workers connected now."""
         return len(self.addresses())

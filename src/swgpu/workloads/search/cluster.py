@@ -46,9 +46,14 @@ class ClusterParts:
         self.scoring = scoring
         self.device = device
         self.statistics = statistics
-        self.token = f"swgpu-db-{uuid.uuid4().hex}"
         workers = executor.addresses()
         count = max(1, min(len(database), max(parts or 0, len(workers))))
+        #: The parts' name on the workers: on a cluster that outlives the command (a
+        #: scheduler given by address), the database's contents and the split, so that
+        #: the next command with this database finds its parts loaded (:mod:`.tasks`)
+        self.keep = bool(getattr(executor, "persistent", False))
+        self.token = (f"swgpu-db-{database.digest()}-{count}" if self.keep
+                      else f"swgpu-db-{uuid.uuid4().hex}")
         self._members = partition_by_residues(database.lengths, count) if count > 1 else \
             [np.arange(len(database), dtype=np.int64)]
         self._members = [m for m in self._members if m.size]
@@ -100,9 +105,12 @@ class ClusterParts:
         return [aln for part in self.executor.gather(futures) for aln in part]
 
     def close(self) -> None:
-        """Release the parts (their data, and the scorers the workers keep)."""
+        """Release the parts' data; the scorers the workers keep too, unless the
+        cluster outlives the command (:attr:`keep`: the next one reuses them)."""
         self.executor.cancel(self._data)
         self._data = []
+        if self.keep:
+            return
         try:
             self.executor.run(tasks.drop_parts, self.token)
         except Exception:  # workers already gone: nothing left to free

@@ -42,7 +42,7 @@ from ...scoring import Scoring, Statistics
 from ..tracing import PairJob, Traceback
 from .placement import Shard
 
-__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "trace_jobs", "scoring_key",
+__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "trace_jobs", "scoring_key", "loads",
            "CACHE_PARTS"]
 
 #: Loaded parts a worker keeps (the least recently used beyond this are dropped).
@@ -51,6 +51,12 @@ CACHE_PARTS = 8
 #: (part token, scoring key, device) -> the part's Shard, in this worker process.
 _LOADED: "OrderedDict[tuple, Shard]" = OrderedDict()
 _lock = threading.Lock()
+_loads = 0  # parts this process has loaded
+
+
+def loads() -> int:
+    """How many parts this worker process has loaded (a part found loaded is not counted)."""
+    return _loads
 
 
 def scoring_key(scoring: Scoring) -> str:
@@ -82,13 +88,24 @@ def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, de
             return shard, 0.0
         t0 = time.perf_counter()
         residues, offsets = data
-        scorer = _engine(device).database_scorer(scoring)
-        scorer.load_database(np.asarray(residues), np.asarray(offsets, dtype=np.int64))
+        try:
+            scorer = _load(device, scoring, residues, offsets)
+        except MemoryError:  # the device is full: the parts kept from earlier commands go first
+            _LOADED.clear()
+            scorer = _load(device, scoring, residues, offsets)
+        global _loads
+        _loads += 1
         shard = Shard(scorer, np.arange(len(offsets) - 1, dtype=np.int64))
         _LOADED[key] = shard
         while len(_LOADED) > CACHE_PARTS:
             _LOADED.popitem(last=False)
         return shard, time.perf_counter() - t0
+
+
+def _load(device: str, scoring: Scoring, residues, offsets):
+    scorer = _engine(device).database_scorer(scoring)
+    scorer.load_database(np.asarray(residues), np.asarray(offsets, dtype=np.int64))
+    return scorer
 
 
 def load_part(token: str, data, scoring: Scoring, device: str) -> float:
