@@ -48,3 +48,25 @@ def write_json(path: str | os.PathLike, payload: dict) -> None:
     tmp = Path(str(path) + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2) + "\n")
     tmp.replace(path)
+
+
+def mutate(piece, rng, rate: float, indels: int, acgt_only: bool = False) -> str:
+    """DNA letters ``piece`` (uint8 array, changed in place) with a fraction
+    ``rate`` substituted (by another of A, C, G, T; ``acgt_only``: only where
+    the letter is one of them), then ``indels`` deletions and ``indels``
+    insertions of 5-40 letters at random places at least 1,000 from the ends."""
+    import numpy as np
+
+    acgt = np.frombuffer(b"ACGT", dtype=np.uint8)
+    hit = rng.random(piece.size) < rate
+    if acgt_only:
+        hit &= np.isin(piece, acgt)
+    piece[hit] = acgt[(np.searchsorted(acgt, piece[hit]) + rng.integers(1, 4, int(hit.sum()))) % 4]
+    text = piece.tobytes().decode()
+    for _ in range(indels):  # deletions, then insertions
+        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
+        text = text[:at] + text[at + k:]
+    for _ in range(indels):
+        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
+        text = text[:at] + acgt[rng.integers(0, 4, k)].tobytes().decode() + text[at:]
+    return text

@@ -24,10 +24,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import shared_data, write_json  # noqa: E402
+from _common import mutate, shared_data, write_json  # noqa: E402
 from traceback_cpu import run  # noqa: E402
 
-ACGT = np.frombuffer(b"ACGT", dtype=np.uint8)
 
 
 def _genome(name: str) -> str:
@@ -41,16 +40,7 @@ def make_data(folder: Path, seed: int = 11, length: int = 150_000) -> tuple[Path
     ecoli = _genome("ecoli_K12_MG1655.fasta.gz")[:2_950_000]
     rng = np.random.default_rng(seed)
     piece = np.frombuffer(chr4[400_000:400_000 + length].encode(), dtype=np.uint8).copy()
-    hit = (rng.random(piece.size) < 0.02) & np.isin(piece, ACGT)
-    piece[hit] = ACGT[(np.searchsorted(ACGT, piece[hit]) + rng.integers(1, 4, int(hit.sum()))) % 4]
-    text = piece.tobytes().decode()
-    for _ in range(5):  # deletions, then insertions, at random places
-        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
-        text = text[:at] + text[at + k:]
-    for _ in range(5):
-        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
-        text = text[:at] + ACGT[rng.integers(0, 4, k)].tobytes().decode() + text[at:]
-    text = text[::-1].translate(str.maketrans("ACGTN", "TGCAN"))
+    text = mutate(piece, rng, 0.02, 5, acgt_only=True)[::-1].translate(str.maketrans("ACGTN", "TGCAN"))
     q, t = folder / "query.fa", folder / "target.fa"
     q.write_text(">region\n" + text + "\n")
     t.write_text(">chr4\n" + chr4 + "\n>ecoli\n" + ecoli + "\n")

@@ -24,9 +24,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import shared_data, write_json  # noqa: E402
+from _common import mutate, shared_data, write_json  # noqa: E402
 
-ACGT = np.frombuffer(b"ACGT", dtype=np.uint8)
 
 
 def make_data(folder: Path, seed: int = 7) -> tuple[Path, Path]:
@@ -36,15 +35,7 @@ def make_data(folder: Path, seed: int = 7) -> tuple[Path, Path]:
     target = genome[1_000_000:2_000_000]
     rng = np.random.default_rng(seed)
     piece = np.frombuffer(target[300_000:340_000].encode(), dtype=np.uint8).copy()
-    hit = rng.random(piece.size) < 0.05
-    piece[hit] = ACGT[(np.searchsorted(ACGT, piece[hit]) + rng.integers(1, 4, int(hit.sum()))) % 4]
-    text = piece.tobytes().decode()
-    for _ in range(3):  # deletions, then insertions, at random places
-        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
-        text = text[:at] + text[at + k:]
-    for _ in range(3):
-        at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
-        text = text[:at] + ACGT[rng.integers(0, 4, k)].tobytes().decode() + text[at:]
+    text = mutate(piece, rng, 0.05, 3)
     q, t = folder / "query.fa", folder / "target.fa"
     q.write_text(">query\n" + text + "\n")
     t.write_text(">target\n" + target + "\n")
