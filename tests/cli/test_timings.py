@@ -64,4 +64,4 @@ def test_the_phases_of_a_whole_process_add_up_to_its_time(tmp_path):
             if line.startswith("swgpu search: ") and line.rstrip().endswith(" s") and len(line.split()) == 5}
     assert list(rows)[0] == "start" and rows["start"] > 0
     assert abs(sum(v for k, v in rows.items() if k != "total") - rows["total"]) < 0.01
-    assert rows["total"] <= wall
+    assert rows["total"] <= wall + 0.02  # (the process's start is known to a clock tick, 10 ms)

@@ -36,6 +36,17 @@ def test_an_error_in_a_task_is_raised():
 
     with pytest.raises(ValueError, match="task 3"):
         DeviceExecutor([0, 0]).map(fail, range(8))
+    ran = []
+
+    def first_fails(x):
+        ran.append(x)
+        if x == 0:
+            raise KeyError("first")
+        return x
+
+    with pytest.raises(KeyError, match="first"):
+        DeviceExecutor([0]).map(first_fails, range(6))
+    assert ran == [0]  # no task starts after one failed
     with pytest.raises(ValueError):
         DeviceExecutor([])
 

@@ -99,7 +99,7 @@ def local_devices(args):
         return None
     count = gpu_count(name)
     ids = gpu_ids(getattr(args, "gpus", "all"))
-    ids = list(range(count)) if ids is None else ids
+    ids = list(range(count)) if ids is None else list(dict.fromkeys(ids))  # (a GPU named twice: once)
     if ids and max(ids) >= count:
         raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
     if ids == [0]:

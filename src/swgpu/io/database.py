@@ -21,6 +21,7 @@ CRC-32]``), then 64-byte aligned sections ``offsets``, ``index``,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
@@ -34,6 +35,7 @@ from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
+from .compiled import worth
 from .texts import Texts
 from .writers.output import COMPRESSED, OutputFile
 
@@ -107,18 +109,27 @@ class Database:
         return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet, self.descriptions[i])
 
     def digest(self) -> str:
-        """A short name of the sequences' contents (CRC-32 of the codes and of
-        the offsets, and the count): equal for databases that score alike,
-        whatever their names or files (how cluster workers keep a loaded
-        database for the next command)."""
-        residues = np.ascontiguousarray(self.residues)
-        offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
-        return f"{_crc32(residues):08x}{_crc32(offsets):08x}-{len(self)}"
+        """A name of the sequences' contents (BLAKE2b, 128 bits, of the codes and
+        the offsets): equal for databases that score alike, whatever their
+        names or files, and for no two others in practice (how cluster workers
+        keep a loaded database for the next command)."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.ascontiguousarray(self.offsets, dtype=np.int64).data)
+        h.update(np.ascontiguousarray(self.residues).data)
+        return h.hexdigest()
 
     def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
-        got = Texts(self.residues, self.offsets).take(members)  # compiled for many, by array operations for few
-        return got.buffer, got.offsets
+        members = np.asarray(members, dtype=np.int64)
+        if worth(members.size):  # many: one compiled copy
+            got = Texts(self.residues, self.offsets).take(members)
+            return got.buffer, got.offsets
+        lengths = self.offsets[members + 1] - self.offsets[members]
+        offsets = np.zeros(members.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        starts = self.offsets[members].tolist()
+        parts = [self.residues[a:a + n] for a, n in zip(starts, lengths.tolist())]
+        return (np.concatenate(parts) if parts else np.zeros(0, np.uint8)).astype(np.uint8, copy=False), offsets
 
     @classmethod
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":

@@ -38,6 +38,10 @@ R = TypeVar("R")
 _local = threading.local()
 
 
+class _Skipped(Exception):
+    """A task not started because another failed."""
+
+
 def bound_device() -> int | None:
     """The device id of the :class:`DeviceExecutor` thread running the caller, else None."""
     return getattr(_local, "device", None)
@@ -95,8 +99,31 @@ class DeviceExecutor:
         items = list(items)
         if not items:
             return []
+        failed = threading.Event()
+
+        def run(x):
+            if failed.is_set():  # (a task before it in the order failed: its error is the one raised)
+                raise _Skipped
+            try:
+                return fn(x)
+            except BaseException:
+                failed.set()
+                raise
+
         with self._pool() as pool:
-            return list(pool.map(fn, items))
+            futures = [pool.submit(run, x) for x in items]
+            out, error = [], None
+            for f in futures:
+                try:
+                    out.append(f.result())
+                except _Skipped:
+                    continue
+                except BaseException as exc:  # the first failed task in the order (skipped ones have none)
+                    error = exc
+                    break
+            if error is not None:
+                raise error
+            return out
 
     def imap(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         yield from self.map(fn, items)

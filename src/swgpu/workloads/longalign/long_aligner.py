@@ -202,10 +202,9 @@ class LongAligner:
         ``exc`` itself: a bug)."""
         sc, cap = self.scoring, self.max_alignment_length
         bound = partial(span_bound, exc.query_length, sc.matrix.max_score, sc.gap_open, sc.gap_extend)
-        full = bound()
-        if cap is None or (full is not None and full <= cap):
+        need = bound(score=exc.score)  # the window traced was as long as this, or the cap
+        if cap is None or (need is not None and need <= cap):
             return exc
-        need = bound(score=exc.score)
         at_least = "a larger value" if need is None else f"at least {need:,} (what an alignment of this query " \
                                                            f"scoring {exc.score:,} can span)"
         return InputError(f"an end point of {exc.query} scores {exc.score:,} with an alignment longer than {cap:,} "

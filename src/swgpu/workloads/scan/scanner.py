@@ -129,14 +129,27 @@ class Scanner:
         self.device = self.engine.name
         self.method = method
         self.statistics = Statistics.for_scoring(scoring)
-        self.scanner = self.engine.genome_scanner(scoring, method)
-        self.tracer = self.engine.tracer(scoring)
+        self._scanner = self._tracer = None  # this process's, made on first use (not with a cluster)
         self.executor = ThreadExecutor(self.engine.threads)
         self.cluster = executor if is_distributed(executor) else None
         self.threads = threads
         #: seconds spent finding end points and tracing hits in the last :meth:`scan`
         self.score_seconds = 0.0
         self.traceback_seconds = 0.0
+
+    @property
+    def scanner(self):
+        """This process's genome scanner (made on first use)."""
+        if self._scanner is None:
+            self._scanner = self.engine.genome_scanner(self.scoring, self.method)
+        return self._scanner
+
+    @property
+    def tracer(self):
+        """This process's tracer (made on first use)."""
+        if self._tracer is None:
+            self._tracer = self.engine.tracer(self.scoring)
+        return self._tracer
 
     def min_score_for(self, query_length: int, genome: Seq[Sequence], evalue: float) -> int:
         """The least score whose E-value is at most ``evalue`` (search space as
@@ -183,7 +196,8 @@ class Scanner:
         t0 = time.perf_counter()
         qcodes = [q.codes for _, _, q in oriented_queries]
         base = dict(device=self.device, scoring=sc, method=self.method, threads=self.threads)
-        found = find_end_points(self.scanner, self.cluster, base, qcodes, codes, bounds, floors,
+        here = self.cluster is None  # this process's scanner and tracer, else the cluster's tasks
+        found = find_end_points(self.scanner if here else None, self.cluster, base, qcodes, codes, bounds, floors,
                                 CANDIDATES_PER_HIT * top, on_progress)
         t1 = time.perf_counter()
         per_query_ends: list[list[tuple]] = [[] for _ in queries]
@@ -191,7 +205,7 @@ class Scanner:
             per_query_ends[k].extend((q, sign, col, score) for col, score in zip(cols.tolist(), scores.tolist()))
         span_of = lambda m, score: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend, score)  # noqa: E731
         per_query = trace_best(per_query_ends, top, lambda ends: trace_ends(
-            self.tracer, self.executor, self.cluster, base, genome, bounds, ends, span_of), max_hsps)
+            self.tracer if here else None, self.executor, self.cluster, base, genome, bounds, ends, span_of), max_hsps)
         residues = int(bounds[-1])
         out = []
         for k, q in enumerate(queries):

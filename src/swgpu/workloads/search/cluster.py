@@ -52,7 +52,7 @@ class ClusterParts:
         #: scheduler given by address), the database's contents and the split, so that
         #: the next command with this database finds its parts loaded (:mod:`.tasks`)
         self.keep = bool(getattr(executor, "persistent", False))
-        self.token = (f"swgpu-db-{database.digest()}-{count}" if self.keep
+        self.token = (f"swgpu-db-{tasks.PARTS_FORMAT}-{database.digest()}-{count}" if self.keep
                       else f"swgpu-db-{uuid.uuid4().hex}")
         self._members = partition_by_residues(database.lengths, count) if count > 1 else \
             [np.arange(len(database), dtype=np.int64)]

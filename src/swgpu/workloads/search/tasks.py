@@ -47,11 +47,16 @@ __all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "tra
 
 #: Loaded parts a worker keeps (the least recently used beyond this are dropped).
 CACHE_PARTS = 8
+#: The version of how a database is split into parts and a part is made
+#: (``partition_by_residues``, ``Database.select``), part of the names of the
+#: parts a persistent cluster keeps between commands.
+PARTS_FORMAT = "p1"
 
 #: (part token, scoring key, device) -> the part's Shard, in this worker process.
 _LOADED: "OrderedDict[tuple, Shard]" = OrderedDict()
 _lock = threading.Lock()
 _loads = 0  # parts this process has loaded
+_busy: dict = {}  # part key -> its lock: one command at a time uses a loaded part
 
 
 def loads() -> int:
@@ -88,10 +93,18 @@ def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, de
             return shard, 0.0
         t0 = time.perf_counter()
         residues, offsets = data
+        # a part of another database (or split) is let go first: what a worker keeps
+        # between commands is one database's parts, so the device's memory is this one's
+        database = token.rsplit("-", 1)[0] + "-"
+        if any(not k[0].startswith(database) for k in _LOADED):
+            for k in [k for k in _LOADED if not k[0].startswith(database)]:
+                del _LOADED[k]
+            _free_device_pool()
         try:
             scorer = _load(device, scoring, residues, offsets)
-        except MemoryError:  # the device is full: the parts kept from earlier commands go first
+        except MemoryError:  # the device is full: every other part goes, then once more
             _LOADED.clear()
+            _free_device_pool()
             scorer = _load(device, scoring, residues, offsets)
         global _loads
         _loads += 1
@@ -100,6 +113,21 @@ def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, de
         while len(_LOADED) > CACHE_PARTS:
             _LOADED.popitem(last=False)
         return shard, time.perf_counter() - t0
+
+
+def _free_device_pool() -> None:
+    """Give the GPU memory CuPy's pool holds back to the driver (its free
+    memory is what a database load sizes itself to)."""
+    import sys
+
+    cp = sys.modules.get("cupy")
+    if cp is not None:
+        cp.get_default_memory_pool().free_all_blocks()
+
+
+def _lock_of(key) -> threading.Lock:
+    with _lock:
+        return _busy.setdefault(key, threading.Lock())
 
 
 def _load(device: str, scoring: Scoring, residues, offsets):
@@ -117,14 +145,16 @@ def compile_part(token: str, data, scoring: Scoring, device: str, query_lengths:
     """Compile what scoring queries of these lengths against the part needs; seconds."""
     shard, _ = _shard(token, data, scoring, device)
     t0 = time.perf_counter()
-    shard.scorer.compile(list(query_lengths))
+    with _lock_of((token, scoring_key(scoring), resolve_device(device))):
+        shard.scorer.compile(list(query_lengths))
     return time.perf_counter() - t0
 
 
 def score_part(token: str, data, scoring: Scoring, device: str, queries: list[np.ndarray]) -> list[np.ndarray]:
     """Scores of ``queries`` (code arrays) against every sequence of the part, in the part's order."""
     shard, _ = _shard(token, data, scoring, device)
-    return [np.asarray(s, dtype=np.int32) for s in shard.scorer.scores_many(list(queries))]
+    with _lock_of((token, scoring_key(scoring), resolve_device(device))):  # (two commands on one kept part)
+        return [np.asarray(s, dtype=np.int32) for s in shard.scorer.scores_many(list(queries))]
 
 
 def drop_parts(prefix: str) -> int:
@@ -133,6 +163,8 @@ def drop_parts(prefix: str) -> int:
         gone = [k for k in _LOADED if k[0].startswith(prefix)]
         for k in gone:
             del _LOADED[k]
+        for k in [k for k in _busy if k[0].startswith(prefix)]:
+            del _busy[k]
     return len(gone)
 
 
