@@ -64,30 +64,21 @@ def executor_from(args):
         raise InputError(f"a local cluster of {workers} workers, or the cluster of --scheduler {scheduler}: "
                          f"give one of the two", param="workers")
     gpus = None
-    if workers is not None and scheduler is None and getattr(args, "device", "cpu") != "cpu":
-        from ..engines.base import gpu_count, resolve_device
-        from ..engines.registry import is_accelerator
-        from .options import gpu_ids
-
-        name = resolve_device(args.device)
-        if is_accelerator(name):
-            count = gpu_count(name)
-            ids = gpu_ids(getattr(args, "gpus", "all"))
-            ids = list(range(count)) if ids is None else ids
-            if workers > len(ids):
-                raise InputError(f"{workers} GPU workers, but --gpus gives {len(ids)} GPU(s) "
-                                 f"({','.join(map(str, ids))}): one worker per GPU", param="workers")
-            if max(ids) >= count:
-                raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
-            gpus, workers = ids[:workers], None
+    found = _gpus(args) if workers is not None and scheduler is None else None
+    if found is not None:
+        ids, count = found
+        if workers > len(ids):
+            raise InputError(f"{workers} GPU workers, but --gpus gives {len(ids)} GPU(s) "
+                             f"({','.join(map(str, ids))}): one worker per GPU", param="workers")
+        _check_ids(ids, count)
+        gpus, workers = ids[:workers], None
     level = logging.INFO if getattr(args, "verbose", False) else QUIET
     return executor_for(scheduler, gpus=gpus, workers=workers, threads=getattr(args, "threads", None), log_level=level)
 
 
-def local_devices(args):
-    """Without a Dask cluster: a :class:`~swgpu.parallel.device_executor.DeviceExecutor`
-    over the GPUs of ``--gpus`` (default: every GPU) when the device is an
-    accelerator and they are more than GPU 0 alone, else None (GPU 0, as the engines take by default)."""
+def _gpus(args) -> tuple[list[int], int] | None:
+    """The GPU ids of ``--gpus`` (``all``: every GPU) and the machine's number
+    of GPUs, when the device is an accelerator; else None."""
     if getattr(args, "device", "cpu") == "cpu":
         return None
     from ..engines.base import gpu_count, resolve_device
@@ -99,9 +90,24 @@ def local_devices(args):
         return None
     count = gpu_count(name)
     ids = gpu_ids(getattr(args, "gpus", "all"))
-    ids = list(range(count)) if ids is None else list(dict.fromkeys(ids))  # (a GPU named twice: once)
+    return (list(range(count)) if ids is None else ids), count
+
+
+def _check_ids(ids: list[int], count: int) -> None:
     if ids and max(ids) >= count:
         raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
+
+
+def local_devices(args):
+    """Without a Dask cluster: a :class:`~swgpu.parallel.device_executor.DeviceExecutor`
+    over the GPUs of ``--gpus`` (default: every GPU) when the device is an
+    accelerator and they are more than GPU 0 alone, else None (GPU 0, as the engines take by default)."""
+    found = _gpus(args)
+    if found is None:
+        return None
+    ids, count = found
+    _check_ids(ids, count)
+    ids = list(dict.fromkeys(ids))  # (a GPU named twice: once)
     if ids == [0]:
         return None
     from ..parallel.device_executor import DeviceExecutor

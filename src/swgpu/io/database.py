@@ -35,7 +35,6 @@ from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
 from .readers import detect_alphabet, iter_sequences
 from .sequence import Sequence
-from .compiled import worth
 from .texts import Texts
 from .writers.output import COMPRESSED, OutputFile
 
@@ -120,16 +119,8 @@ class Database:
 
     def select(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(residues, offsets)`` of the sequences ``members`` (positions), in that order."""
-        members = np.asarray(members, dtype=np.int64)
-        if worth(members.size):  # many: one compiled copy
-            got = Texts(self.residues, self.offsets).take(members)
-            return got.buffer, got.offsets
-        lengths = self.offsets[members + 1] - self.offsets[members]
-        offsets = np.zeros(members.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        starts = self.offsets[members].tolist()
-        parts = [self.residues[a:a + n] for a, n in zip(starts, lengths.tolist())]
-        return (np.concatenate(parts) if parts else np.zeros(0, np.uint8)).astype(np.uint8, copy=False), offsets
+        got = Texts(self.residues, self.offsets).take(members)  # compiled for many, by array operations for few
+        return got.buffer, got.offsets
 
     @classmethod
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":

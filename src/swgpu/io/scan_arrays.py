@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .texts import gather_segments
-
 __all__ = ["scan_part", "REJECT", "RECHECK"]
 
 REJECT = "reject"    #: the text is not of the common case (the exact scan would say so too)

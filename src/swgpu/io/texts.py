@@ -76,18 +76,33 @@ class Texts:
         return Texts(out, offsets)
 
 
+#: Letters copied per round of :func:`put_segments` (its index arrays: 8 bytes a letter each).
+SEGMENT_BLOCK = 1 << 22
+
+
 def put_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
     """``pool[starts[k]:ends[k]]`` written at ``out[at[k]:]`` for every ``k``, by
-    array operations (what the compiled kernels do in a loop)."""
+    array operations (what the compiled kernels do in a loop), about
+    :data:`SEGMENT_BLOCK` letters a round, so that the index arrays stay small."""
     starts = np.asarray(starts, dtype=np.int64)
+    at = np.asarray(at, dtype=np.int64)
     lengths = np.asarray(ends, dtype=np.int64) - starts
-    total = int(lengths.sum())
-    if total == 0:
+    if lengths.size == 0:
         return
-    first = np.zeros(lengths.size, dtype=np.int64)
-    np.cumsum(lengths[:-1], out=first[1:])
-    step = np.arange(total, dtype=np.int64) - np.repeat(first, lengths)
-    out[np.repeat(at, lengths) + step] = pool[np.repeat(starts, lengths) + step]
+    done = np.cumsum(lengths)
+    a = 0
+    while a < lengths.size:
+        b = max(a + 1, int(np.searchsorted(done, (done[a - 1] if a else 0) + SEGMENT_BLOCK, side="right")))
+        if b == a + 1:  # one segment: a slice
+            n = int(lengths[a])
+            out[at[a]:at[a] + n] = pool[starts[a]:starts[a] + n]
+        else:
+            lens = lengths[a:b]
+            first = np.zeros(lens.size, dtype=np.int64)
+            np.cumsum(lens[:-1], out=first[1:])
+            step = np.arange(int(first[-1] + lens[-1]), dtype=np.int64) - np.repeat(first, lens)
+            out[np.repeat(at[a:b], lens) + step] = pool[np.repeat(starts[a:b], lens) + step]
+        a = b
 
 
 def gather_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,10 @@ CPU engine's :func:`~swgpu.align.traceback.local_align`, batched over pairs:
    ``tw_forward_ops`` turns each piece's path forwards and packs them end to
    end, so that only the paths are copied to the host.
 
+Large problems of the end, start and half passes run in the tall shape
+(``kernels/sw_traceback_tall.cuh``), on the columns that a path of their
+known score (or of a lower bound of it, ``desc[6]``) can reach.
+
 Because the split points and the base pieces are the CPU's, the alignment is
 the CPU engine's, byte for byte, for pairs of any length: memory is two rows
 per problem plus ``base_cells / 2`` bytes of directions per base piece.
@@ -25,6 +29,7 @@ per problem plus ``base_cells / 2`` bytes of directions per base piece.
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import numpy as np
 
@@ -49,7 +54,6 @@ TALL_CELLS = 1 << 22
 TALL_STRIP = 256
 #: Blocks of one tall launch (None: as many as the GPU holds at once).
 TALL_BLOCKS = None
-NEG = -(1 << 29)  # kernels/sw_traceback.cu: TW_NEG
 NOSTOP = 0x7FFFFFFF
 #: desc[6] of a problem without a known score bound: every column (kernels: TW_NOPRUNE).
 NOPRUNE = -(1 << 62)
@@ -100,6 +104,11 @@ def _tall_stream(cp):
         if stream is None:
             stream = _tall_streams[dev] = cp.cuda.Stream(non_blocking=True)
     return stream
+
+
+def _combine_got(mode: int, res, owner: np.ndarray, nprob: int) -> np.ndarray:
+    """:func:`_combine` of a launch's results on the device (copied here once its stream is done)."""
+    return _combine(mode, res.get(), owner, nprob)
 
 
 def _combine(mode: int, res: np.ndarray, owner: np.ndarray, nprob: int) -> np.ndarray:
@@ -156,8 +165,8 @@ class TracebackPasses:
 
     def _run(self, name: str, desc: np.ndarray, A, B, rows, extra: tuple = (), width: int = 0):
         """Kernel ``name`` over the problems ``desc``: large ones in the tall
-        shape (``_T``), long ones a block each (``_8``), the rest a warp each
-        (``_1``), on three streams; returns the ``width`` ints of each
+        shape (``_T``, on the device's tall stream), long ones a block each
+        (``_8``), the rest a warp each (``_1``), each shape on a stream of its own; returns the ``width`` ints of each
         problem's result (host), or None."""
         cp = self.cp
         i32 = np.int32
@@ -169,8 +178,9 @@ class TracebackPasses:
         pending = []
         sel = np.flatnonzero(tall)
         if sel.size:
-            with _tall_stream(self.cp):  # one stream a device: two tall launches never share the GPU
-                    pending += [(sel[g], _tall_stream(cp), r) for g, r in self._launch_tall(name, desc[sel], A, B, rows)]
+            tall_stream = _tall_stream(cp)  # one stream a device: two tall launches never share the GPU
+            with tall_stream:
+                pending += [(sel[g], tall_stream, r) for g, r in self._launch_tall(name, desc[sel], A, B, rows)]
         for shape, sel, stream in (("_8", np.flatnonzero(wide), self._streams[0]),
                                    ("_1", np.flatnonzero(~wide & ~tall), self._streams[1])):
             if sel.size == 0:
@@ -196,7 +206,8 @@ class TracebackPasses:
         G = max(1, int(TALL_BLOCKS or self._tall_blocks))
         m, n = desc[:, 1], desc[:, 3]
         cells = (m * n).astype(np.float64)
-        cap = np.maximum(1, -(-(-(-m // TALL_STRIP)) // WARPS))
+        strips = -(-m // TALL_STRIP)
+        cap = np.maximum(1, -(-strips // WARPS))  # (a warp more than strips: idle)
         order = np.argsort(-cells, kind="stable")
         want = np.clip(np.ceil(cells / cells.sum() * G), 1, cap).astype(np.int64)
         start = 0
@@ -227,7 +238,7 @@ class TracebackPasses:
                     stop)
             self._k[name + "_T"]((grid,), (32 * WARPS,), args)
             owner = np.repeat(np.arange(g.size), nb * WARPS)
-            yield g, (None if mode == 2 else (lambda res=res, owner=owner, k=g.size: _combine(mode, res.get(), owner, k)))
+            yield g, (None if mode == 2 else partial(_combine_got, mode, res, owner, g.size))
 
     def _rows_pass(self, name: str, A, B, desc: np.ndarray, ncols: np.ndarray, width: int) -> np.ndarray:
         """Run ``name`` (``tw_sw_end`` or ``tw_sw_start``) over problems ``desc`` in

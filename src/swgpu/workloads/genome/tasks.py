@@ -13,12 +13,12 @@ import numpy as np
 
 from ...align.alignment import Alignment
 from ...align.scan_rule import best_end_points
-from ...parallel.executors import ThreadExecutor, is_distributed
+from ...parallel.executors import ThreadExecutor
 from ...parallel.parts import split_columns
 from ...parallel.workers import worker_engine
 from .windows import end_windows, finish_traces
 
-__all__ = ["part_end_points", "candidates_halving", "trace_pairs", "distributed", "end_points_over_parts",
+__all__ = ["part_end_points", "candidates_halving", "trace_pairs", "end_points_over_parts",
            "trace_over_workers", "find_end_points", "trace_ends"]
 
 
@@ -81,11 +81,6 @@ def trace_pairs(spec: dict) -> list[Alignment]:
     engine, threads = _engine(spec)
     tracer = engine.tracer(spec["scoring"])
     return tracer.align_many(spec["pairs"], ThreadExecutor(threads), spec["expected"], end_at_last=True)
-
-
-def distributed(executor) -> bool:
-    """True for an executor of a cluster (:func:`~swgpu.parallel.executors.is_distributed`)."""
-    return is_distributed(executor)
 
 
 def end_points_over_parts(executor, base: dict, queries, codes, bounds, floors, keep, radius=None,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -52,11 +53,10 @@ CACHE_PARTS = 8
 #: parts a persistent cluster keeps between commands.
 PARTS_FORMAT = "p1"
 
-#: (part token, scoring key, device) -> the part's Shard, in this worker process.
-_LOADED: "OrderedDict[tuple, Shard]" = OrderedDict()
+#: (part token, scoring key, device) -> the part's Shard and the lock of its use, in this worker process.
+_LOADED: "OrderedDict[tuple, tuple[Shard, threading.Lock]]" = OrderedDict()
 _lock = threading.Lock()
 _loads = 0  # parts this process has loaded
-_busy: dict = {}  # part key -> its lock: one command at a time uses a loaded part
 
 
 def loads() -> int:
@@ -83,21 +83,25 @@ def _engine(device: str):
     return worker_engine(device)[0]
 
 
-def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, device: str) -> tuple[Shard, float]:
-    """The loaded part ``token`` on this worker, and the seconds spent loading it now."""
+def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring,
+           device: str) -> tuple[Shard, threading.Lock, float]:
+    """The loaded part ``token`` on this worker, the lock of its use (one
+    command at a time: two may share a kept part), and the seconds spent
+    loading it now."""
     key = (token, scoring_key(scoring), resolve_device(device))
     with _lock:
-        shard = _LOADED.get(key)
-        if shard is not None:
+        found = _LOADED.get(key)
+        if found is not None:
             _LOADED.move_to_end(key)
-            return shard, 0.0
+            return (*found, 0.0)
         t0 = time.perf_counter()
         residues, offsets = data
         # a part of another database (or split) is let go first: what a worker keeps
         # between commands is one database's parts, so the device's memory is this one's
         database = token.rsplit("-", 1)[0] + "-"
-        if any(not k[0].startswith(database) for k in _LOADED):
-            for k in [k for k in _LOADED if not k[0].startswith(database)]:
+        stale = [k for k in _LOADED if not k[0].startswith(database)]
+        if stale:
+            for k in stale:
                 del _LOADED[k]
             _free_device_pool()
         try:
@@ -108,26 +112,18 @@ def _shard(token: str, data: tuple[np.ndarray, np.ndarray], scoring: Scoring, de
             scorer = _load(device, scoring, residues, offsets)
         global _loads
         _loads += 1
-        shard = Shard(scorer, np.arange(len(offsets) - 1, dtype=np.int64))
-        _LOADED[key] = shard
+        found = _LOADED[key] = (Shard(scorer, np.arange(len(offsets) - 1, dtype=np.int64)), threading.Lock())
         while len(_LOADED) > CACHE_PARTS:
             _LOADED.popitem(last=False)
-        return shard, time.perf_counter() - t0
+        return (*found, time.perf_counter() - t0)
 
 
 def _free_device_pool() -> None:
     """Give the GPU memory CuPy's pool holds back to the driver (its free
     memory is what a database load sizes itself to)."""
-    import sys
-
     cp = sys.modules.get("cupy")
     if cp is not None:
         cp.get_default_memory_pool().free_all_blocks()
-
-
-def _lock_of(key) -> threading.Lock:
-    with _lock:
-        return _busy.setdefault(key, threading.Lock())
 
 
 def _load(device: str, scoring: Scoring, residues, offsets):
@@ -138,22 +134,22 @@ def _load(device: str, scoring: Scoring, residues, offsets):
 
 def load_part(token: str, data, scoring: Scoring, device: str) -> float:
     """Load the part on this worker (if not loaded yet); seconds spent."""
-    return _shard(token, data, scoring, device)[1]
+    return _shard(token, data, scoring, device)[2]
 
 
 def compile_part(token: str, data, scoring: Scoring, device: str, query_lengths: list[int]) -> float:
     """Compile what scoring queries of these lengths against the part needs; seconds."""
-    shard, _ = _shard(token, data, scoring, device)
+    shard, busy, _ = _shard(token, data, scoring, device)
     t0 = time.perf_counter()
-    with _lock_of((token, scoring_key(scoring), resolve_device(device))):
+    with busy:
         shard.scorer.compile(list(query_lengths))
     return time.perf_counter() - t0
 
 
 def score_part(token: str, data, scoring: Scoring, device: str, queries: list[np.ndarray]) -> list[np.ndarray]:
     """Scores of ``queries`` (code arrays) against every sequence of the part, in the part's order."""
-    shard, _ = _shard(token, data, scoring, device)
-    with _lock_of((token, scoring_key(scoring), resolve_device(device))):  # (two commands on one kept part)
+    shard, busy, _ = _shard(token, data, scoring, device)
+    with busy:
         return [np.asarray(s, dtype=np.int32) for s in shard.scorer.scores_many(list(queries))]
 
 
@@ -163,8 +159,6 @@ def drop_parts(prefix: str) -> int:
         gone = [k for k in _LOADED if k[0].startswith(prefix)]
         for k in gone:
             del _LOADED[k]
-        for k in [k for k in _busy if k[0].startswith(prefix)]:
-            del _busy[k]
     return len(gone)
 
 
