@@ -6,6 +6,10 @@ radius`` letters earlier (``span``: :func:`~swgpu.align.scan_rule.span_bound`),
 so they are exact, and run ``radius`` letters further, so the end-point rule
 sees every neighbour. Chunks run on a thread pool, longest first (the kernels
 of the pass and of the end-point rule release the GIL).
+
+A long query's lead would make most of its chunks' work a repeat: its
+passes (one a record) run in row bands on all threads instead
+(:mod:`.scan_bands`), every cell once.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class CpuGenomeScanner:
         ``radius``: the end-point rule's neighbourhood (default: the query length);
         ``max_span``: the most target letters an alignment may span (default:
         the score-budget bound; a smaller one is the caller's promise)."""
+        from .scan_bands import column_maxima_bands
         from .scan_points import end_points_fast
         from .scan_striped import column_maxima_striped
 
@@ -59,16 +64,27 @@ class CpuGenomeScanner:
         plans = []
         radius_arg = radius
         first, end = (0, int(bounds[-1])) if own is None else (int(own[0]), int(own[1]))
+        banded = []  # (codes, c0, c1) of the long queries' passes, one per record
+        meta = []  # (query, own columns, first column of the end-point rule's window) of each
         for k, q in enumerate(queries):
             m = int(q.size)
             span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             radius = max(m if radius_arg is None else int(radius_arg), 1)
-            plans.append((np.ascontiguousarray(q, dtype=np.intp), span, radius))
+            codes = np.ascontiguousarray(q, dtype=np.intp)
+            plans.append((codes, span, radius))
             if m == 0:
                 continue
+            # a chunk's pass starts ``lead`` letters early: past a quarter of a chunk, row bands instead
+            long = span is None or 4 * (span - 1 + 2 * radius) > self.chunk
             for r in range(bounds.size - 1):
                 lo, hi = int(bounds[r]), int(bounds[r + 1])
-                for a in range(max(lo, first), min(hi, end), self.chunk):
+                a, b = max(lo, first), min(hi, end)
+                if long and a < b:
+                    lead = (span - 1 if span is not None else a - lo) + radius
+                    banded.append((codes, max(lo, a - lead), min(hi, b + radius)))
+                    meta.append((k, a, b, max(lo, a - radius)))
+                    continue
+                for a in range(a, b, self.chunk):
                     tasks.append((k, lo, hi, a, min(hi, end, a + self.chunk)))
 
         def run(task):
@@ -87,12 +103,28 @@ class CpuGenomeScanner:
                 on_done(k, b - a)
             return k, cols, scores
 
+        done = []
+
+        def piece(p, x, z):
+            k, a, b, _ = meta[p]
+            if on_done is not None and min(z, b) > max(x, a):
+                on_done(k, min(z, b) - max(x, a))
+
+        def whole(p, colmax):
+            k, a, b, w0 = meta[p]
+            _, c0, c1 = banded[p]
+            cols, scores = end_points_fast(colmax[w0 - c0:], w0, c1, plans[k][2], floors[k], own=(a, b))
+            done.append((k, cols, scores))
+
+        if banded:
+            column_maxima_bands(banded, matrix, genome, sc.gap_open, sc.gap_extend, self.threads, piece, whole)
         order = sorted(tasks, key=lambda t: -(t[4] - t[3]) * plans[t[0]][2])
         if self.threads > 1 and len(order) > 1:
             with ThreadPoolExecutor(self.threads, thread_name_prefix="swgpu-scan") as pool:
-                done = list(pool.map(run, order))
+                done.extend(pool.map(run, order))
         else:
-            done = [run(t) for t in order]
+            done.extend(run(t) for t in order)
+        done.sort(key=lambda d: d[0])  # the same merge order whatever finished first
         found: list[list] = [[] for _ in queries]
         for k, cols, scores in done:
             if cols.size:

@@ -106,15 +106,52 @@ def _profile(t, col, ncols, tables, lanes, seg, tiles, tc, prof, scratch):
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False)
+def _edge_in(eh, ef, at, ncols, tiles, lanes, seg, H, F):
+    """``H`` and ``F`` of a stretch (lane order) from the natural-order
+    ``eh[at:]``, ``ef[at:]`` (zeros on the pad columns)."""
+    size = seg * lanes
+    for c in range(tiles):
+        for lane in range(lanes):
+            j0 = c * size + lane * seg
+            for p in range(seg):
+                x = c * size + p * lanes + lane
+                if j0 + p < ncols:
+                    H[x] = eh[at + j0 + p]
+                    F[x] = ef[at + j0 + p]
+                else:
+                    H[x] = 0
+                    F[x] = 0
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def _edge_out(H, F, at, ncols, tiles, lanes, seg, eh, ef):
+    """The inverse of :func:`_edge_in` on the stretch's own columns."""
+    size = seg * lanes
+    for c in range(tiles):
+        for lane in range(lanes):
+            j0 = c * size + lane * seg
+            for p in range(max(0, min(seg, ncols - j0))):
+                x = c * size + p * lanes + lane
+                eh[at + j0 + p] = H[x]
+                ef[at + j0 + p] = F[x]
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
 def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_open, gap_extend, bias, limit, block,
-                 bh, be, out):
+                 bh, be, out, top_h, top_f, bot_h, bot_f, merge):
     """Column maxima of ``q`` against ``t[start:c1]`` into ``out[start - c0:]``
-    (``out[j - c0]`` for column ``j``), a stretch at a time. ``bh[i]``,
-    ``be[i]``: ``H`` and outgoing ``E`` of row ``i`` at the column left of
-    ``start`` (zeros for a fresh pass), updated as the pass goes. Returns the
-    column where it stopped: ``c1``, or the first column of a stretch whose
-    maximum reached ``limit`` (not written; ``bh``, ``be`` are its left edge).
-    Gap penalties clamped to the lane maximum by the caller."""
+    (``out[j - c0]`` for column ``j``; with ``merge`` the larger of it and
+    what ``out`` holds), a stretch at a time. ``bh[i]``, ``be[i]``: ``H``
+    and outgoing ``E`` of row ``i`` at the column left of ``start`` (zeros
+    for a fresh pass), updated as the pass goes. ``top_h``, ``top_f`` (empty:
+    a first row of the matrix): ``H`` of the row above ``q``'s first and the
+    vertical gap entering its first row, at columns ``c0 - 1 .. c1 - 1``
+    (index ``j - c0 + 1``); ``bot_h``, ``bot_f`` (empty: not wanted) get the
+    same of ``q``'s last row and the row below it. Returns the column where
+    it stopped: ``c1``, or the first column of a stretch whose maximum
+    reached ``limit`` (not written; ``bh``, ``be`` are its left edge). Gap
+    penalties clamped to the lane maximum by the caller, the edges' values
+    below ``limit``."""
     m = q.shape[0]
     dt = tables.dtype
     k = tables.shape[0]
@@ -145,6 +182,10 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
             bh_in[i] = bh[i]
             be_in[i] = be[i]
         corner[:] = 0
+        if top_h.size:
+            _edge_in(top_h, top_f, col - c0 + 1, ncols, tiles, lanes, seg, H, F)
+            for c in range(tiles):
+                corner[c] = top_h[col - c0 + c * size]
         saturated = False
         for i0 in range(0, m, block):
             i1 = min(m, i0 + block)
@@ -206,57 +247,93 @@ def stretch_pass(q, t, c0, c1, start, tables, lanes, seg, stretch_tiles, gap_ope
             if lanes == 64 and seg == 64 and (c + 1) * size <= ncols:
                 _transpose64(CM, c * size, natural, 0, scratch)
                 for x in range(size):
-                    out[base + c * size + x] = natural[x]
+                    v = natural[x]
+                    if not merge or v > out[base + c * size + x]:
+                        out[base + c * size + x] = v
                 continue
             for lane in range(lanes):
                 j0 = c * size + lane * seg
                 src = c * size + lane
-                if j0 + seg <= ncols:
-                    for p in range(seg):
-                        out[base + j0 + p] = CM[src + p * lanes]
-                else:
-                    for p in range(max(0, ncols - j0)):
-                        out[base + j0 + p] = CM[src + p * lanes]
+                for p in range(max(0, min(seg, ncols - j0))):
+                    v = CM[src + p * lanes]
+                    if not merge or v > out[base + j0 + p]:
+                        out[base + j0 + p] = v
+        if bot_h.size:
+            _edge_out(H, F, col - c0 + 1, ncols, tiles, lanes, seg, bot_h, bot_f)
         col += ncols
     return c1
 
 
+def _geometry(lanes: int, col: int, hi: int, n: int, stretch: int) -> tuple[int, int, int]:
+    """``(seg, tiles, end)`` of a stretch at ``col`` in ``lanes`` lanes."""
+    seg = max(1, min(TILE_BYTES // 64, -(-min(n, stretch) // lanes)))
+    tiles = max(1, -(-stretch // (seg * lanes)))
+    return seg, tiles, min(hi, col + tiles * seg * lanes)
+
+
 def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: int, hi: int, gap_open: int,
                           gap_extend: int, out: np.ndarray, stretch: int = STRETCH_COLS,
-                          block: int = BLOCK_ROWS) -> None:
+                          block: int = BLOCK_ROWS, *, edge=None, top=None, bottom=None, merge: bool = False) -> None:
     """As :func:`~.scan_kernels.column_maxima` (``out[j - lo]`` for ``lo <= j
     < hi``, a pass starting fresh at ``lo``) from the query's codes ``q`` and
     the score matrix, in SIMD lanes: 8 bits first; a stretch that saturates is
     run again in 16, then 32 bits, and the next stretch goes back to the
     narrowest lanes that hold the rows' ``H`` and ``E`` at its left edge.
     ``stretch`` (columns, at least a tile) and ``block`` (rows): the kernel's
-    geometry."""
+    geometry.
+
+    For a band of rows of a larger matrix (``int64`` arrays): ``edge``, the
+    rows' ``(H, E)`` at column ``lo - 1`` (updated to ``hi - 1``; default
+    zeros); ``top``, ``(H, F)`` of the row above the band at columns ``lo - 1
+    .. hi - 1`` and the vertical gaps entering its first row (``hi - lo + 1``
+    each; default: the band starts the matrix); ``bottom``, two such arrays
+    given the same below the band's last row; ``merge``: ``out`` keeps the
+    larger of its value and the band's column maximum. A band's stretches
+    each start in the narrowest lanes that hold its edges."""
     n = hi - lo
     if n <= 0:
         return
     m = q.shape[0]
     if m == 0:
-        out[:n] = 0
+        if not merge:
+            out[:n] = 0
         return
     announce_compile(stretch_pass)
     q = np.ascontiguousarray(q, dtype=np.intp)
     _, passes = _tables(matrix)
-    bh = np.zeros(m, dtype=np.int64)
-    be = np.zeros(m, dtype=np.int64)
-    col, k = lo, 0
+    bh, be = edge if edge is not None else (np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64))
+    none = np.zeros(0, dtype=np.int64)
+    th, tf = top if top is not None else (none, none)
+    oh, of = bottom if bottom is not None else (none, none)
+    if oh.size:
+        oh[0], of[0] = bh[m - 1], 0
+    banded = th.size > 0
+    col, k, low = lo, 0, 0
     while col < hi:
-        _, tables, bias, lanes, limit, top = passes[k]
-        seg = max(1, min(TILE_BYTES // 64, -(-min(n, stretch) // lanes)))
-        tiles = max(1, -(-stretch // (seg * lanes)))
-        end = hi if k == 0 else min(hi, col + tiles * seg * lanes)  # wider lanes: one stretch at a time
-        got = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top), min(gap_extend, top),
-                           bias, limit, block, bh, be, out)
+        if banded:  # a stretch at a time, in the narrowest lanes that hold its edges
+            k = low
+            while True:
+                seg, tiles, end = _geometry(passes[k][3], col, hi, n, stretch)
+                a, b = col - lo + 1, end - lo + 1
+                if k == len(passes) - 1 or max(int(bh.max()), int(be.max()), int(th[a:b].max()),
+                                               int(tf[a:b].max())) < passes[k][4]:
+                    break
+                k += 1
+        else:
+            seg, tiles, end = _geometry(passes[k][3], col, hi, n, stretch)
+            if k == 0:
+                end = hi  # wider lanes: one stretch at a time
+        _, tables, bias, lanes, limit, top_value = passes[k]
+        got = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top_value),
+                           min(gap_extend, top_value), bias, limit, block, bh, be, out, th, tf, oh, of, merge)
         col = got
         if got < end:
             k += 1
+            low = k
             if k == len(passes):
                 raise AssertionError("the 32-bit pass saturated; scores are checked to fit 32 bits")
             continue
-        if k:
-            edge = max(int(bh.max()), int(be.max()))
-            k = next(x for x, p in enumerate(passes) if edge < p[4] or x == k)
+        low = 0
+        if k and not banded:
+            edge_value = max(int(bh.max()), int(be.max()))
+            k = next(x for x, p in enumerate(passes) if edge_value < p[4] or x == k)
