@@ -193,13 +193,16 @@ class CpuTracer(PairTracer):
         return out
 
     def _align_each(self, pairs, executor, expected, end_at_last: bool) -> list:
-        """One pair at a time on the executor's threads, largest first."""
+        """One pair at a time on the executor's threads, largest first. A pair
+        of more than a thread's share of all cells is traced first, on its
+        share of the threads (the levels of its recursion side by side),
+        beside the other such pairs; the rest one thread each."""
         from .levels import local_align_threads
 
         hints = list(expected) if expected is not None else [None] * len(pairs)
         plain = self.kernels
 
-        def one(k):
+        def one(k, inner):
             q, t = pairs[k]
             self.check(q, t)
             if end_at_last:
@@ -208,12 +211,22 @@ class CpuTracer(PairTracer):
                 kernels = SimdKernels(hints[k], inner) if hints[k] or inner > 1 else plain
             return local_align_threads(kernels, q, t, self.scoring, self.base_cells, end_at_last, inner)
 
-        # the threads left over by few pairs trace the levels of each one's recursion
-        inner = max(1, (getattr(executor, "threads", None) or self.threads) // max(1, len(pairs)))
-        order = sorted(range(len(pairs)), key=lambda k: -len(pairs[k][0]) * len(pairs[k][1]))
-        done = [one(k) for k in order] if executor is None else executor.map(one, order)
+        threads = max(1, getattr(executor, "threads", None) or self.threads)
+        cells = [len(q) * len(t) for q, t in pairs]
+        order = sorted(range(len(pairs)), key=lambda k: -cells[k])
+        total = sum(cells) or 1
+        big = [k for k in order if cells[k] * threads > total] if threads > 1 else []
+        share = sum(cells[k] for k in big) or 1
+        inner = {k: max(1, threads * cells[k] // share) for k in big}
+        small = order[len(big):]
+
+        def run(ks, widths):
+            if executor is None or len(ks) <= 1:
+                return [one(k, w) for k, w in zip(ks, widths)]
+            return executor.map(lambda kw: one(*kw), list(zip(ks, widths)))
+
         out: list = [None] * len(pairs)
-        for k, aln in zip(order, done):
+        for k, aln in zip(big + small, run(big, [inner[k] for k in big]) + run(small, [1] * len(small))):
             out[k] = aln
         return out
 
