@@ -200,3 +200,19 @@ def test_bonus_passes_against_the_reference(pair, label):
     for end_at_last in (False, True):
         got = _tracer(scoring, 2, 64).align_many([(qs, ts)], end_at_last=end_at_last)[0]
         assert got.to_dict() == local_align(ScalarKernels(), qs, ts, scoring, 64, end_at_last).to_dict()
+
+
+def test_many_windows_one_large():
+    """Windows of one large and several small pairs (the large one traced
+    first on most threads, the rest one thread each): each as traced alone."""
+    scoring = SCORINGS["2/-3/5/2"]
+    cases = _cases(6000, seed=8)
+    rng = np.random.default_rng(4)
+    pairs = [(_dna("q", q), _dna("t", t)) for _, q, t in cases[:2]]
+    pairs += [(_dna("q", q[:300]), _dna("t", t[int(rng.integers(0, 200)):][:400])) for _, q, t in cases[2:]]
+    want = [local_align(ScalarKernels(), q, t, scoring, 1 << 14, True) for q, t in pairs]
+    from swgpu.parallel.executors import ThreadExecutor
+
+    tracer = _tracer(scoring, 4, 1 << 14)
+    got = tracer.align_many(pairs, ThreadExecutor(4), [w.score for w in want], end_at_last=True)
+    assert [g.to_dict() for g in got] == [w.to_dict() for w in want]
