@@ -98,17 +98,24 @@ def _check_ids(ids: list[int], count: int) -> None:
         raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
 
 
-def local_devices(args):
-    """Without a Dask cluster: a :class:`~swgpu.parallel.device_executor.DeviceExecutor`
-    over the GPUs of ``--gpus`` (default: every GPU) when the device is an
-    accelerator and they are more than GPU 0 alone, else None (GPU 0, as the engines take by default)."""
+def local_gpus(args) -> list[int] | None:
+    """The GPU ids of ``--gpus`` (default: every GPU; each once) when the
+    device is an accelerator and they are more than GPU 0 alone, else None
+    (GPU 0, as the engines take by default)."""
     found = _gpus(args)
     if found is None:
         return None
     ids, count = found
     _check_ids(ids, count)
     ids = list(dict.fromkeys(ids))  # (a GPU named twice: once)
-    if ids == [0]:
+    return None if ids == [0] else ids
+
+
+def local_devices(args):
+    """Without a Dask cluster: a :class:`~swgpu.parallel.device_executor.DeviceExecutor`
+    over :func:`local_gpus`, or None."""
+    ids = local_gpus(args)
+    if ids is None:
         return None
     from ..parallel.device_executor import DeviceExecutor
 

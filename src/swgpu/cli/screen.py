@@ -38,6 +38,8 @@ def add_parser(subparsers) -> None:
                                                              "(default 2)")
     add_output(p, "blast6")
     add_device(p)
+    p.add_argument("--gpus", default="all", help="GPUs to use, all or ids such as 0,1 (default all: the parts of "
+                                                 "the pairs go to every GPU, the output in input order)")
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
@@ -139,10 +141,12 @@ def _run(args) -> int:
                              "auto", param="kernel")
 
     def start():  # the engine starts (a GPU's context) while the pairs are read
+        from .cluster import local_gpus
+
         scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                                 gap_extend=args.gap_extend)
         return scoring, Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
-                                 strand=args.strand)
+                                 strand=args.strand, gpus=local_gpus(args))
 
     from ..io.chunks import read_ahead
     from .heap import LARGE_INPUT, map_large_blocks

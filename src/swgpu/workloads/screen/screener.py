@@ -114,21 +114,30 @@ class Screener:
     shape, scalar for long or uneven ones), ``group`` on the GPU
     (BENCHMARKS.md has the measurements).
     ``strand``: ``plus`` (default), ``both`` or ``minus`` (see the module docs).
+    ``gpus``: the GPU ids of an accelerator device (default: GPU 0); with
+    several, :meth:`stream` spreads its parts over them.
     """
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None,
-                 strand: str = "plus"):
+                 strand: str = "plus", gpus: list[int] | None = None):
         check_kernel(kernel)
         self.match, self.mismatch = scoring.match_mismatch()
         self.strand = strand
         self._signs = strands_for(strand, scoring.alphabet)
         self.scoring = scoring
-        self.engine = get_engine(device, threads=threads)
+        gpus = list(dict.fromkeys(gpus or [0]))
+        self.engine = get_engine(device, gpus[0], threads=threads)
         self.device = self.engine.name
         self.kernel = kernel
         self.executor = ThreadExecutor(threads)
         self.threads = self.executor.threads
         self._scorer = self.engine.pair_scorer(scoring, kernel)
+        #: ``(engine, pair scorer)`` of every GPU a stream's parts go to (one: the parts are pipelined on it)
+        self.lanes = [(self.engine, self._scorer)]
+        if self.engine.accelerator:
+            for d in gpus[1:]:
+                engine = get_engine(device, d, threads=threads)
+                self.lanes.append((engine, engine.pair_scorer(scoring, kernel)))
         self.last_timings = None
         #: Wall seconds of the last :meth:`screen`: ``score`` and ``traceback``.
         self.seconds: dict = {}
@@ -140,17 +149,19 @@ class Screener:
         """Best local score of each pair ``(queries[i], targets[i])`` (on the better strand with ``both``)."""
         return self._strand_scores(queries, targets)[0]
 
-    def _strand_scores(self, queries: Seq[Sequence], targets: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
+    def _strand_scores(self, queries: Seq[Sequence], targets: Seq[Sequence],
+                       scorer=None) -> tuple[np.ndarray, np.ndarray]:
         """Scores and their strands (``"+"``/``"-"``), one bulk pass for all strands."""
         _check_counts(queries, targets)
         check_pairs(self.scoring, _lengths(queries), _lengths(targets))
+        scorer = scorer or self._scorer
         if self._signs == ("+",) and isinstance(queries, SequenceBatch) and isinstance(targets, SequenceBatch):
             # codes already end to end: scored as they lie, no Sequence objects made
-            raw = self._scorer.scores(PairBatch(queries.codes, queries.offsets, targets.codes, targets.offsets))
+            raw = scorer.scores(PairBatch(queries.codes, queries.offsets, targets.codes, targets.offsets))
         else:
             qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
-            raw = self._scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
-        self.last_timings = self._scorer.last_timings
+            raw = scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
+        self.last_timings = scorer.last_timings
         n = len(queries)
         if len(self._signs) == 1:
             return raw, np.full(n, self._signs[0], dtype="<U1")
@@ -165,11 +176,13 @@ class Screener:
         result.batch = AlignmentBatch.concat(list(self.traced(result)))
         return result
 
-    def scored(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
+    def scored(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None,
+               scorer=None) -> ScreenResult:
         """:meth:`screen` without the alignments: the scores, and with ``threshold``
-        the pairs selected (:meth:`traced` gives their alignments)."""
+        the pairs selected (:meth:`traced` gives their alignments). ``scorer``:
+        a pair scorer of :attr:`lanes` (default the first GPU's)."""
         t0 = time.perf_counter()
-        scores, strands = self._strand_scores(queries, targets)
+        scores, strands = self._strand_scores(queries, targets, scorer)
         self.seconds = {"score": time.perf_counter() - t0}
         if threshold is None:
             return ScreenResult(scores, strands=strands)
@@ -186,7 +199,14 @@ class Screener:
         as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: while
         the caller handles a part, the next is traced and the one after it
         read and scored, on two threads. :attr:`busy` adds up the seconds of
-        each stage."""
+        each stage. With several :attr:`lanes` (GPUs), each GPU's thread takes
+        the next part as it comes free, scores and traces it there; the parts
+        are handed out in order (:func:`~.lanes.stream_lanes`)."""
+        if len(self.lanes) > 1:
+            from .lanes import stream_lanes
+
+            yield from stream_lanes(self, parts, threshold)
+            return
         busy = self.busy = {"read": 0.0, "score": 0.0, "traceback": 0.0}
         source = iter(parts)
 
@@ -241,13 +261,14 @@ class Screener:
     #: Pairs traced together by :meth:`traced` (one traceback batch; the next is traced while one is written).
     chunk = 1 << 18
 
-    def traced(self, result: ScreenResult) -> Iterator[AlignmentBatch]:
+    def traced(self, result: ScreenResult, engine=None) -> Iterator[AlignmentBatch]:
         """The alignments of ``result``'s selected pairs (:meth:`scored`), in order,
         :attr:`chunk` pairs a batch: the next batch is traced on a thread of its
-        own while the caller handles one, so that tracing and writing overlap."""
+        own while the caller handles one, so that tracing and writing overlap.
+        ``engine``: one of :attr:`lanes` (default the first GPU's)."""
         queries, targets = result.sources
-        trace = Traceback(self.engine.tracer(self.scoring), Statistics.for_scoring(self.scoring), self.executor,
-                          scoring=self.scoring)
+        trace = Traceback((engine or self.engine).tracer(self.scoring), Statistics.for_scoring(self.scoring),
+                          self.executor, scoring=self.scoring)
         sel = result.selected
         qlen, tlen = queries.lengths[sel], targets.lengths[sel]
         minus = result.strands[sel] == "-"
