@@ -38,8 +38,9 @@ def add_parser(subparsers) -> None:
                                                              "(default 2)")
     add_output(p, "blast6")
     add_device(p)
-    p.add_argument("--gpus", default="all", help="GPUs to use, all or ids such as 0,1 (default all: the parts of "
-                                                 "the pairs go to every GPU, the output in input order)")
+    p.add_argument("--gpus", default="0", help="GPUs to use: ids such as 0,1, or all; with several, each takes the "
+                                               "next part of the pairs, the output in input order (default 0: at a "
+                                               "million read pairs the host's work sets the time)")
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
