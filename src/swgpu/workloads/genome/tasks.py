@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...align.alignment import Alignment
-from ...align.scan_rule import best_end_points
+from ...align.scan_rule import best_end_points, cap_span, span_bound
 from ...parallel.executors import ThreadExecutor
 from ...parallel.parts import split_columns
 from ...parallel.workers import worker_engine
@@ -86,10 +86,21 @@ def trace_pairs(spec: dict) -> list[Alignment]:
 def end_points_over_parts(executor, base: dict, queries, codes, bounds, floors, keep, radius=None,
                           max_span=None) -> list[tuple[np.ndarray, np.ndarray]]:
     """End points of every query along the genome, its columns cut into two
-    parts per worker, one task each; merged into each query's best ``keep``
-    (the same as one call over the whole genome)."""
+    parts per worker (one when the longest query's lead, the letters a part's
+    pass starts early, passes a quarter of such a part), one task each;
+    merged into each query's best ``keep`` (the same as one call over the
+    whole genome)."""
     genome = executor.scatter(codes)
-    parts = split_columns(bounds, 2 * executor.workers) or [(0, 0)]
+    total = int(bounds[-1])
+    per_worker = 2
+    longest = max((len(q) for q in queries), default=0)
+    if longest:
+        sc = base["scoring"]
+        span = cap_span(span_bound(longest, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
+        lead = (total if span is None else span) + (longest if radius is None else int(radius))
+        if 4 * lead * 2 * executor.workers > total:
+            per_worker = 1
+    parts = split_columns(bounds, per_worker * executor.workers) or [(0, 0)]
     specs = [dict(base, queries=queries, genome=genome, bounds=bounds, floors=floors, keep=keep, own=own,
                   radius=radius, max_span=max_span) for own in parts]
     results = executor.map(part_end_points, specs)
