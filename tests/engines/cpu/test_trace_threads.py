@@ -160,6 +160,30 @@ def test_levels_match_the_recursion():
         assert np.array_equal(global_ops_threads(SimdKernels(), a, b, m, 5, 2, base_cells, 2), want)
 
 
+@pytest.mark.parametrize("threads", [4, 8])
+def test_first_levels_half_passes_on_threads(monkeypatch, threads):
+    """More threads than a level's half passes: each pass runs on several
+    (:mod:`swgpu.engines.cpu.global_threads`); the same path, op for op."""
+    from swgpu.engines.cpu import global_threads
+
+    calls = []
+    real = global_threads.nw_last_row_threads
+
+    def spy(*args):
+        calls.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(global_threads, "nw_last_row_threads", spy)
+    monkeypatch.setattr(global_threads, "_cores", lambda: 4)
+    rng = np.random.default_rng(6)
+    m = np.where(np.eye(5, dtype=bool), 2, -3).astype(np.int32)
+    a = rng.integers(0, 4, 3000).astype(np.uint8)
+    b = np.concatenate([rng.integers(0, 4, 9000), a[:1100], a[1400:], rng.integers(0, 4, 9000)]).astype(np.uint8)
+    want = global_ops(SimdKernels(), a, b, m, 5, 2, 1 << 16)
+    assert np.array_equal(global_ops_threads(SimdKernels(), a, b, m, 5, 2, 1 << 16, threads), want)
+    assert calls and max(calls) == threads // 2
+
+
 _letters = st.sampled_from("ACGTN")
 
 

@@ -4,7 +4,10 @@ a level at a time, on threads.
 Every piece of one level is independent of the others: its forward and
 backward half passes (``nw_last_row``), or its direction-matrix path
 (``nw_path``) when it is small, are tasks, run on ``threads`` threads
-(the kernels release the GIL), largest first; the split of each piece is
+(the kernels release the GIL), largest first; a level of fewer half passes
+than threads (the first ones) gives each pass the threads left over, when
+the kernels can run one on several (``nw_last_row_threads``,
+:mod:`.global_threads`); the split of each piece is
 then chosen exactly as :func:`~swgpu.align.traceback.global_ops` chooses it,
 so the path is the same, op for op. Memory: the rows of the pieces of one
 level in flight, O(m + n) for each of ``threads`` tasks, plus
@@ -95,9 +98,20 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     root = _Piece(0, a.shape[0], 0, b.shape[0], go, go)
     level = [root]
+    threaded = getattr(kernels, "nw_last_row_threads", None)
     while level:
         tasks = []  # (cells, function)
         split = []
+        # the first levels have fewer half passes than threads: each pass gets the threads left over
+        halves = 2 * sum(1 for p in level if min(p.a1 - p.a0, p.b1 - p.b0) > 1
+                         and (p.a1 - p.a0) * (p.b1 - p.b0) > base_cells)
+        inner = threads // halves if threaded is not None and 0 < halves < threads else 1
+
+        def last_row(x, y, lead, inner=inner):
+            if inner > 1:
+                return threaded(x, y, matrix, go, ge, lead, inner)
+            return kernels.nw_last_row(x, y, matrix, go, ge, lead)
+
         for p in level:
             m, n = p.a1 - p.a0, p.b1 - p.b0
             if m == 0 or n == 0:
@@ -113,11 +127,11 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
             mid = p.a0 + m // 2
             p.rows = [None, None]
 
-            def forward(p=p, mid=mid):
-                p.rows[0] = kernels.nw_last_row(a[p.a0:mid], b[p.b0:p.b1], matrix, go, ge, p.lead)
+            def forward(p=p, mid=mid, last_row=last_row):
+                p.rows[0] = last_row(a[p.a0:mid], b[p.b0:p.b1], p.lead)
 
-            def backward(p=p, mid=mid):
-                p.rows[1] = kernels.nw_last_row(_rev(a[mid:p.a1]), _rev(b[p.b0:p.b1]), matrix, go, ge, p.tail)
+            def backward(p=p, mid=mid, last_row=last_row):
+                p.rows[1] = last_row(_rev(a[mid:p.a1]), _rev(b[p.b0:p.b1]), p.tail)
 
             tasks.append(((mid - p.a0) * n, forward))
             tasks.append(((p.a1 - mid) * n, backward))

@@ -74,6 +74,19 @@ class SimdKernels:
 
         return nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open)
 
+    @classmethod
+    def nw_last_row_threads(cls, a, b, matrix, gap_open, gap_extend, lead_open, threads: int):
+        """:meth:`nw_last_row` with its pass on ``threads`` threads (:mod:`.global_threads`)."""
+        if threads > 1 and a.shape[0] * b.shape[0] >= SMALL_CELLS and a.shape[0] > 0 and b.shape[0] > 0:
+            from .global_threads import nw_last_row_part, nw_last_row_threads
+            from .jit import announce_compile
+
+            announce_compile(nw_last_row_part)
+            got = nw_last_row_threads(a, b, matrix, gap_open, gap_extend, lead_open, threads)
+            if got is not None:
+                return got
+        return cls.nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open)
+
     def sw_end(self, q, t, matrix, gap_open, gap_extend) -> tuple[int, int, int]:
         if q.shape[0] * t.shape[0] >= SMALL_CELLS:
             from .jit import announce_compile
