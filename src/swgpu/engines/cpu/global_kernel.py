@@ -20,7 +20,7 @@ import numpy as np
 from .lanes import lanes_of
 from .simd import any_gt, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax, vstore, vsub
 
-__all__ = ["nw_last_row_striped", "nw_profile"]
+__all__ = ["nw_last_row_striped", "nw_profile", "global_tile_row", "row0_tile", "tile_out"]
 
 #: Minus infinity of the 32-bit lanes (as :mod:`.pairwise`); 16-bit lanes use -2**14.
 NEG32 = -(1 << 29)
@@ -47,6 +47,61 @@ def nw_profile(b, matrix, dt_like, lanes, seg):
     return prof, tiles
 
 
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def row0_tile(H, F, hbase, fbase, c, seg, lanes, gap_open, gap_extend, neg):
+    """Tile ``c``'s row 0 (``H`` at ``hbase``) and vertical gaps into row 1 (``F`` at ``fbase``)."""
+    size = seg * lanes
+    for p in range(seg):
+        for lane in range(lanes):
+            j = c * size + lane * seg + p + 1  # DP column
+            h0 = -(gap_open + (j - 1) * gap_extend)
+            H[hbase + p * lanes + lane] = max(h0, neg)
+            F[fbase + p * lanes + lane] = max(h0 - gap_open, neg)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def tile_out(X, base, c, seg, lanes, n, out):
+    """``out[j + 1]`` of tile ``c``'s columns ``j < n`` from the lane-order values at ``X[base:]``."""
+    size = seg * lanes
+    for p in range(seg):
+        for lane in range(lanes):
+            j = c * size + lane * seg + p
+            if j < n:
+                out[j + 1] = X[base + p * lanes + lane]
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def global_tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, enter, gap_extend, neg, vneg, vgo, vge, ramp):
+    """One query row through one tile of the global pass (``H`` of the row
+    before at ``hp``, this row's at ``hc``; ``F`` at ``fbase``; the profile
+    row at ``ap``; ``dprev``: ``H`` of the row before left of the tile,
+    ``enter``: the gap entering it from the left): ``(E, W)``, the
+    vertical-segment gap and the gap carried across segments."""
+    e = vneg
+    vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
+    for p in range(seg):
+        at = p * lanes
+        f = vload(F, fbase + at)
+        h = vmax(vadd(vh, vload(prof, ap + at)), vmax(e, f))
+        vstore(H, hc + at, h)
+        hgo = vsub(h, vgo)
+        e = vmax(vsub(e, vge), hgo)
+        vstore(F, fbase + at, vmax(vsub(f, vge), hgo))
+        vh = vload(H, hp + at)
+    w = vmax(carry_scan_signed(e, seg * gap_extend, neg), vsub(vfill(F, enter), ramp))
+    g = w
+    for p in range(seg):
+        at = p * lanes
+        h = vload(H, hc + at)
+        if not any_gt(g, vsub(h, vgo)):
+            break
+        h = vmax(h, g)
+        vstore(H, hc + at, h)
+        vstore(F, fbase + at, vmax(vload(F, fbase + at), vsub(h, vgo)))
+        g = vsub(g, vge)
+    return e, w
+
+
 @nb.njit(nogil=True, cache=True, boundscheck=False)
 def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block):
     """``(CC, DD)``: ``H`` and vertical-gap ``F`` of the last row (``n + 1``
@@ -58,14 +113,8 @@ def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lea
     k = prof.shape[0] // (tiles * size)
     H = np.empty(tiles * 2 * size, dtype=dt)
     F = np.empty(tiles * size, dtype=dt)
-    # row 0 and the vertical gaps into row 1
-    for c in range(tiles):
-        for p in range(seg):
-            for lane in range(lanes):
-                j = c * size + lane * seg + p + 1  # DP column
-                h0 = -(gap_open + (j - 1) * gap_extend)
-                H[c * 2 * size + p * lanes + lane] = max(h0, neg)
-                F[c * size + p * lanes + lane] = max(h0 - gap_open, neg)
+    for c in range(tiles):  # row 0 and the vertical gaps into row 1
+        row0_tile(H, F, c * 2 * size, c * size, c, seg, lanes, gap_open, gap_extend, neg)
     prev = np.zeros(tiles, dtype=np.int64)
     bh = np.empty(max(1, m), dtype=np.int64)  # per row: H of the column left of the tile
     be = np.empty(max(1, m), dtype=np.int64)  # per row: E entering the tile
@@ -100,33 +149,9 @@ def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lea
                 hp = hbase + pv * size
                 ap = pbase + a[i] * size
                 if i == m - 1:  # the last row's vertical gaps, before this row changes them
-                    for p in range(seg):
-                        for lane in range(lanes):
-                            j = c * size + lane * seg + p
-                            if j < n:
-                                DD[j + 1] = F[fbase + p * lanes + lane]
-                e = vneg
-                vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
-                for p in range(seg):
-                    at = p * lanes
-                    f = vload(F, fbase + at)
-                    h = vmax(vadd(vh, vload(prof, ap + at)), vmax(e, f))
-                    vstore(H, hc + at, h)
-                    hgo = vsub(h, vgo)
-                    e = vmax(vsub(e, vge), hgo)
-                    vstore(F, fbase + at, vmax(vsub(f, vge), hgo))
-                    vh = vload(H, hp + at)
-                w = vmax(carry_scan_signed(e, seg * gap_extend, neg), vsub(vfill(F, be[i]), ramp))
-                g = w
-                for p in range(seg):
-                    at = p * lanes
-                    h = vload(H, hc + at)
-                    if not any_gt(g, vsub(h, vgo)):
-                        break
-                    h = vmax(h, g)
-                    vstore(H, hc + at, h)
-                    vstore(F, fbase + at, vmax(vload(F, fbase + at), vsub(h, vgo)))
-                    g = vsub(g, vge)
+                    tile_out(F, fbase, c, seg, lanes, n, DD)
+                e, w = global_tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, neg,
+                                       vneg, vgo, vge, ramp)
                 prev[c] = 1 - pv
                 dprev = bh[i]
                 bh[i] = H[hc + size - 1]
@@ -139,12 +164,7 @@ def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lea
     CC[0] = last
     DD[0] = last
     for c in range(tiles):
-        hl = c * 2 * size + prev[c] * size
-        for p in range(seg):
-            for lane in range(lanes):
-                j = c * size + lane * seg + p
-                if j < n:
-                    CC[j + 1] = H[hl + p * lanes + lane]
+        tile_out(H, c * 2 * size + prev[c] * size, c, seg, lanes, n, CC)
     return CC, DD
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .global_kernel import BLOCK_ROWS, PROFILE_BYTES, TILE_BYTES, lane_type, nw_last_row_striped, nw_profile
+from .global_kernel import (BLOCK_ROWS, PROFILE_BYTES, TILE_BYTES, global_tile_row, lane_type, nw_last_row_striped,
+                            nw_profile, row0_tile, tile_out)
 from .lanes import lanes_of
-from .simd import any_gt, atomic_next, atomic_read, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax, \
-    vstore, vsub
+from .simd import atomic_next, atomic_read, vfill, vlast, vload, vmax, vsub
 from .striped_threads import MIN_TILES_PER_THREAD, _cores
 from .sync import load_acquire, store_release
 
@@ -62,12 +62,7 @@ def nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_o
         c = c_lo + x
         if c > 0:
             corner[x] = -(gap_open + (c * size - 1) * gap_extend)  # row 0
-        for p in range(seg):
-            for lane in range(lanes):
-                j = c * size + lane * seg + p + 1  # DP column
-                h0 = -(gap_open + (j - 1) * gap_extend)
-                H[x * 2 * size + p * lanes + lane] = max(h0, neg)
-                F[x * size + p * lanes + lane] = max(h0 - gap_open, neg)
+        row0_tile(H, F, x * 2 * size, x * size, c, seg, lanes, gap_open, gap_extend, neg)
     ramp_a = np.zeros(lanes, dtype=dt)
     for lane in range(lanes):
         ramp_a[lane] = lane * seg * gap_extend
@@ -96,33 +91,9 @@ def nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_o
                 hp = hbase + pv * size
                 ap = pbase + a[i] * size
                 if i == m - 1:  # the last row's vertical gaps, before this row changes them
-                    for p in range(seg):
-                        for lane in range(lanes):
-                            j = c * size + lane * seg + p
-                            if j < n:
-                                DD[j + 1] = F[fbase + p * lanes + lane]
-                e = vneg
-                vh = shift_in(vload(H, hp + (seg - 1) * lanes), vfill(F, dprev))
-                for p in range(seg):
-                    at = p * lanes
-                    f = vload(F, fbase + at)
-                    h = vmax(vadd(vh, vload(prof, ap + at)), vmax(e, f))
-                    vstore(H, hc + at, h)
-                    hgo = vsub(h, vgo)
-                    e = vmax(vsub(e, vge), hgo)
-                    vstore(F, fbase + at, vmax(vsub(f, vge), hgo))
-                    vh = vload(H, hp + at)
-                w = vmax(carry_scan_signed(e, seg * gap_extend, neg), vsub(vfill(F, be[i]), ramp))
-                g = w
-                for p in range(seg):
-                    at = p * lanes
-                    h = vload(H, hc + at)
-                    if not any_gt(g, vsub(h, vgo)):
-                        break
-                    h = vmax(h, g)
-                    vstore(H, hc + at, h)
-                    vstore(F, fbase + at, vmax(vload(F, fbase + at), vsub(h, vgo)))
-                    g = vsub(g, vge)
+                    tile_out(F, fbase, c, seg, lanes, n, DD)
+                e, w = global_tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, neg,
+                                       vneg, vgo, vge, ramp)
                 prev[x] = 1 - pv
                 dprev = bh[i]
                 bh[i] = H[hc + size - 1]
@@ -130,13 +101,7 @@ def nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_o
             corner[x] = dprev  # H(i1 - 1, column left of the tile): the next block's corner
         store_release(done, part, blk + 1)
     for x in range(own):
-        c = c_lo + x
-        hl = x * 2 * size + prev[x] * size
-        for p in range(seg):
-            for lane in range(lanes):
-                j = c * size + lane * seg + p
-                if j < n:
-                    CC[j + 1] = H[hl + p * lanes + lane]
+        tile_out(H, x * 2 * size + prev[x] * size, c_lo + x, seg, lanes, n, CC)
 
 
 def nw_last_row_threads(a, b, matrix, gap_open, gap_extend, lead_open, threads: int):
