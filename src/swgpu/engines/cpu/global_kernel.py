@@ -10,6 +10,10 @@ leading horizontal gap ``-(gap_open + (j - 1) * gap_extend)``, column 0 the
 leading vertical gap ``-(lead_open + (i - 1) * gap_extend)``. Returns what
 :func:`.pairwise.nw_last_row` returns: ``H`` and the vertical-gap scores
 ``F`` of the last row.
+
+The pass is written once, as one part of a range of tiles
+(:func:`nw_last_row_part`): the one-thread pass is its only part, the
+threaded one (:mod:`.global_threads`) runs several side by side.
 """
 
 from __future__ import annotations
@@ -18,9 +22,14 @@ import numba as nb
 import numpy as np
 
 from .lanes import lanes_of
-from .simd import any_gt, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax, vstore, vsub
+from .simd import (any_gt, atomic_next, atomic_read, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax,
+                   vstore, vsub)
+from .sync import load_acquire, store_release
 
-__all__ = ["nw_last_row_striped", "nw_profile", "global_tile_row", "row0_tile", "tile_out"]
+__all__ = ["nw_last_row_striped", "nw_last_row_part", "nw_profile", "left_edge", "BLOCK_ROWS"]
+
+#: A part's work-queue counter at or above this stops it (:data:`.threads.CANCEL`).
+_CANCEL = 1 << 62
 
 #: Minus infinity of the 32-bit lanes (as :mod:`.pairwise`); 16-bit lanes use -2**14.
 NEG32 = -(1 << 29)
@@ -103,48 +112,54 @@ def global_tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, enter, gap
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False)
-def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block):
-    """``(CC, DD)``: ``H`` and vertical-gap ``F`` of the last row (``n + 1``
-    entries each, ``int32``) of the global DP of ``a`` against the profiled
-    ``b``. ``neg``: minus infinity of the lane type."""
+def nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block, parts,
+                     bh, be, CC, DD, done, counter):
+    """One thread's part (its index taken from ``counter``): its tiles, block
+    after block, behind the part before it; their entries of ``CC`` and
+    ``DD`` (:func:`.global_kernel.nw_last_row_striped`'s)."""
+    part = atomic_next(counter)
+    if part >= parts:
+        return
     m = a.shape[0]
     dt = prof.dtype
     size = seg * lanes
     k = prof.shape[0] // (tiles * size)
-    H = np.empty(tiles * 2 * size, dtype=dt)
-    F = np.empty(tiles * size, dtype=dt)
-    for c in range(tiles):  # row 0 and the vertical gaps into row 1
-        row0_tile(H, F, c * 2 * size, c * size, c, seg, lanes, gap_open, gap_extend, neg)
-    prev = np.zeros(tiles, dtype=np.int64)
-    bh = np.empty(max(1, m), dtype=np.int64)  # per row: H of the column left of the tile
-    be = np.empty(max(1, m), dtype=np.int64)  # per row: E entering the tile
-    for i in range(m):
-        c0 = -(lead_open + i * gap_extend)  # H(i + 1, 0)
-        bh[i] = c0
-        be[i] = c0 - gap_open
-    corner = np.zeros(tiles + 1, dtype=np.int64)  # H(first row of the block - 1, column left of the tile)
-    for c in range(1, tiles + 1):
-        corner[c] = -(gap_open + (c * size - 1) * gap_extend)  # row 0
-    nextcorner = np.zeros(tiles + 1, dtype=np.int64)
+    c_lo = part * tiles // parts
+    c_hi = (part + 1) * tiles // parts
+    own = c_hi - c_lo
+    H = np.empty(max(1, own) * 2 * size, dtype=dt)  # this part's tiles (arrays of its own: no aliasing)
+    F = np.empty(max(1, own) * size, dtype=dt)
+    prev = np.zeros(max(1, own), dtype=np.int64)
+    corner = np.zeros(max(1, own), dtype=np.int64)  # H(first row of the block - 1, column left of the tile)
+    for x in range(own):
+        c = c_lo + x
+        if c > 0:
+            corner[x] = -(gap_open + (c * size - 1) * gap_extend)  # row 0
+        row0_tile(H, F, x * 2 * size, x * size, c, seg, lanes, gap_open, gap_extend, neg)
     ramp_a = np.zeros(lanes, dtype=dt)
     for lane in range(lanes):
         ramp_a[lane] = lane * seg * gap_extend
-    CC = np.empty(n + 1, dtype=np.int32)
-    DD = np.empty(n + 1, dtype=np.int32)
     vgo = vfill(F, gap_open)
     vge = vfill(F, gap_extend)
     vneg = vfill(F, neg)
     vseg = vfill(F, seg * gap_extend)
     ramp = vload(ramp_a, 0)
-    for i0 in range(0, m, block):
+    blocks = (m + block - 1) // block
+    for blk in range(blocks):
+        i0 = blk * block
         i1 = min(m, i0 + block)
-        for c in range(tiles):
-            hbase = c * 2 * size
-            fbase = c * size
+        if part > 0:
+            while load_acquire(done, part - 1) <= blk:
+                if atomic_read(counter) >= _CANCEL:
+                    return
+        for x in range(own):
+            c = c_lo + x
+            hbase = x * 2 * size
+            fbase = x * size
             pbase = c * k * size
-            dprev = corner[c]
+            dprev = corner[x]
             for i in range(i0, i1):
-                pv = prev[c]
+                pv = prev[x]
                 hc = hbase + (1 - pv) * size
                 hp = hbase + pv * size
                 ap = pbase + a[i] * size
@@ -152,20 +167,41 @@ def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lea
                     tile_out(F, fbase, c, seg, lanes, n, DD)
                 e, w = global_tile_row(H, F, prof, hc, hp, ap, fbase, seg, lanes, dprev, be[i], gap_extend, neg,
                                        vneg, vgo, vge, ramp)
-                prev[c] = 1 - pv
+                prev[x] = 1 - pv
                 dprev = bh[i]
                 bh[i] = H[hc + size - 1]
                 be[i] = vlast(vmax(e, vsub(w, vseg)))
-            nextcorner[c + 1] = bh[i1 - 1]
-        for c in range(1, tiles + 1):
-            corner[c] = nextcorner[c]
-        corner[0] = -(lead_open + (i1 - 1) * gap_extend)  # H(i1, 0): column 0 of the next block's previous row
-    last = -(lead_open + (m - 1) * gap_extend)
-    CC[0] = last
-    DD[0] = last
-    for c in range(tiles):
-        tile_out(H, c * 2 * size + prev[c] * size, c, seg, lanes, n, CC)
+            corner[x] = dprev  # H(i1 - 1, column left of the tile): the next block's corner
+        store_release(done, part, blk + 1)
+    for x in range(own):
+        tile_out(H, x * 2 * size + prev[x] * size, c_lo + x, seg, lanes, n, CC)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block):
+    """``(CC, DD)``: ``H`` and vertical-gap ``F`` of the last row (``n + 1``
+    entries each, ``int32``) of the global DP of ``a`` against the profiled
+    ``b``. ``neg``: minus infinity of the lane type. (:func:`nw_last_row_part`
+    as the one part.)"""
+    m = a.shape[0]
+    bh, be = left_edge(m, gap_open, gap_extend, lead_open)
+    CC = np.empty(n + 1, dtype=np.int32)
+    DD = np.empty(n + 1, dtype=np.int32)
+    nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, block, 1, bh, be, CC, DD,
+                     np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    CC[0] = DD[0] = -(lead_open + (m - 1) * gap_extend)
     return CC, DD
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def left_edge(m, gap_open, gap_extend, lead_open):
+    """``(bh, be)`` of column 0: ``H(i + 1, 0)`` and the gap entering column 1, per row ``i``."""
+    bh = np.empty(max(1, m), dtype=np.int64)
+    be = np.empty(max(1, m), dtype=np.int64)
+    for i in range(m):
+        bh[i] = -(lead_open + i * gap_extend)
+        be[i] = bh[i] - gap_open
+    return bh, be
 
 
 #: Bytes of one tile row of the global kernel.

@@ -78,7 +78,8 @@ class SimdKernels:
     def nw_last_row_threads(cls, a, b, matrix, gap_open, gap_extend, lead_open, threads: int):
         """:meth:`nw_last_row` with its pass on ``threads`` threads (:mod:`.global_threads`)."""
         if threads > 1 and a.shape[0] * b.shape[0] >= SMALL_CELLS and a.shape[0] > 0 and b.shape[0] > 0:
-            from .global_threads import nw_last_row_part, nw_last_row_threads
+            from .global_kernel import nw_last_row_part
+            from .global_threads import nw_last_row_threads
             from .jit import announce_compile
 
             announce_compile(nw_last_row_part)
