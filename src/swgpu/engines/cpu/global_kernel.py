@@ -223,9 +223,10 @@ def lane_type(m: int, n: int, matrix: np.ndarray, gap_open: int, gap_extend: int
     return np.int32, NEG32
 
 
-def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
-    """:func:`.pairwise.nw_last_row` on the striped kernel (``a`` and ``b`` not
-    empty); None when the profile of ``b`` would exceed ``profile_bytes``."""
+def profiled(a, b, matrix, gap_open, gap_extend, lead_open):
+    """``(prof, tiles, seg, lanes, neg)`` of a pass of ``a`` against ``b`` in
+    the lanes its values need; None when the profile of ``b`` would exceed
+    :data:`PROFILE_BYTES`."""
     m, n = a.shape[0], b.shape[0]
     dtype, neg = lane_type(m, n, matrix, gap_open, gap_extend, lead_open)
     if matrix.shape[0] * n * np.dtype(dtype).itemsize > PROFILE_BYTES:
@@ -233,4 +234,15 @@ def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
     lanes = lanes_of(dtype)
     seg = max(1, min(TILE_BYTES // 64, -(-n // lanes)))
     prof, tiles = nw_profile(b, matrix, np.zeros(1, dtype=dtype), lanes, seg)
-    return nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, BLOCK_ROWS)
+    return prof, tiles, seg, lanes, neg
+
+
+def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
+    """:func:`.pairwise.nw_last_row` on the striped kernel (``a`` and ``b`` not
+    empty); None when the profile of ``b`` would exceed :data:`PROFILE_BYTES`."""
+    got = profiled(a, b, matrix, gap_open, gap_extend, lead_open)
+    if got is None:
+        return None
+    prof, tiles, seg, lanes, neg = got
+    return nw_last_row_striped(a, prof, tiles, seg, lanes, b.shape[0], gap_open, gap_extend, lead_open, neg,
+                               BLOCK_ROWS)

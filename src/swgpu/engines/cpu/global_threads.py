@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .global_kernel import (BLOCK_ROWS, PROFILE_BYTES, TILE_BYTES, lane_type, left_edge, nw_last_row_part,
-                            nw_last_row_striped, nw_profile)
-from .lanes import lanes_of
+from .global_kernel import BLOCK_ROWS, left_edge, nw_last_row_part, nw_last_row_striped, profiled
 from .striped_threads import MIN_TILES_PER_THREAD, _cores
 
 __all__ = ["nw_last_row_threads"]
@@ -39,13 +37,11 @@ def nw_last_row_threads(a, b, matrix, gap_open, gap_extend, lead_open, threads: 
     the profile of ``b`` would be too large."""
     from .threads import run_shared
 
-    m, n = a.shape[0], b.shape[0]
-    dtype, neg = lane_type(m, n, matrix, gap_open, gap_extend, lead_open)
-    if matrix.shape[0] * n * np.dtype(dtype).itemsize > PROFILE_BYTES:
+    got = profiled(a, b, matrix, gap_open, gap_extend, lead_open)
+    if got is None:
         return None
-    lanes = lanes_of(dtype)
-    seg = max(1, min(TILE_BYTES // 64, -(-n // lanes)))
-    prof, tiles = nw_profile(b, matrix, np.zeros(1, dtype=dtype), lanes, seg)
+    prof, tiles, seg, lanes, neg = got
+    m, n = a.shape[0], b.shape[0]
     parts = max(1, min(int(threads), _cores(), tiles // MIN_TILES_PER_THREAD))
     if parts == 1 or m == 0:
         return nw_last_row_striped(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_open, neg, BLOCK_ROWS)
