@@ -137,3 +137,35 @@ def test_scan_end_points_by_bands_equal_chunks(small_bands, threads, own):
     a, b = own or (0, g.size)
     for k in range(len(queries)):
         assert sum(n for x, n in reported if x == k) == b - a
+
+
+def _no_repeats(m, seed=1):
+    """Codes with no two equal neighbours (a copy scores only on its diagonal)."""
+    rng = np.random.default_rng(seed)
+    q = np.zeros(m, np.intp)
+    for i in range(1, m):
+        q[i] = (q[i - 1] + 1 + rng.integers(0, 3)) % 4
+    return q
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", ["first band's left edge", "corner of a lower band"])
+def test_edges_past_8_bits_at_a_piece_boundary(monkeypatch, threads, case):
+    """A copy ending at a piece's last column with a score past 8 bits and
+    nothing high in the next piece: the next piece starts in lanes wide
+    enough for its left edge (band 0) and for the top edge's corner, the row
+    above at the column before the piece (band 1), not in 8-bit lanes that
+    would wrap them."""
+    monkeypatch.setattr(scan_bands, "PIECE", 4096)
+    monkeypatch.setattr(scan_bands, "MIN_BAND_ROWS", 150)
+    scoring = Scoring.default("dna")
+    q = _no_repeats(300)
+    t = np.full(3 * 4096, 4, np.uint8)  # N
+    if case == "first band's left edge":
+        t[4096 - 129:4096] = q[:129]  # score 258 at the last column of the first piece
+    else:
+        t[4096 - 128:4096] = q[22:150]  # 256 on band 0's last row (rows 0-149 of 2 bands) there
+    want = _whole(q, t, scoring, 0, t.size)
+    assert want.max() >= 256
+    got, _ = _bands([(q, 0, t.size)], t, scoring, threads)
+    assert got[0].tolist() == want.tolist()

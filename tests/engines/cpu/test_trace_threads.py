@@ -240,3 +240,45 @@ def test_many_windows_one_large():
     tracer = _tracer(scoring, 4, 1 << 14)
     got = tracer.align_many(pairs, ThreadExecutor(4), [w.score for w in want], end_at_last=True)
     assert [g.to_dict() for g in got] == [w.to_dict() for w in want]
+
+
+_NESTED = """
+import sys, threading
+import numpy as np
+from swgpu.align.traceback import global_ops
+from swgpu.engines.cpu import global_threads
+from swgpu.engines.cpu.levels import global_ops_threads
+from swgpu.engines.cpu.tracer import SimdKernels
+global_threads._cores = lambda: 8
+where, threads = sys.argv[1], int(sys.argv[2])
+m = np.where(np.eye(4, dtype=bool), 2, -3).astype(np.int32)
+rng = np.random.default_rng(3)
+a = rng.integers(0, 4, 400).astype(np.uint8)
+b = rng.integers(0, 4, 40_000).astype(np.uint8)
+b[19_800:20_200] = a
+out = {}
+def go():
+    out["got"] = global_ops_threads(SimdKernels(), a, b, m, 5, 2, base_cells=2000, threads=threads)
+if where == "thread":
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join()
+else:
+    go()
+print(np.array_equal(out["got"], global_ops(SimdKernels(), a, b, m, 5, 2, base_cells=2000)))
+"""
+
+
+@pytest.mark.parametrize("where, threads", [("thread", 4), ("main", 8)])
+def test_half_passes_on_threads_from_any_thread_end(where, threads):
+    """A level's half passes each on several threads, called from a worker
+    thread or from the main thread with more threads than the shared pool
+    has: the parts queued behind the levels' tasks still run (a fresh
+    process, so the shared pool starts empty)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _NESTED, where, str(threads)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "True"

@@ -152,6 +152,8 @@ def nw_last_row_part(a, prof, tiles, seg, lanes, n, gap_open, gap_extend, lead_o
             while load_acquire(done, part - 1) <= blk:
                 if atomic_read(counter) >= _CANCEL:
                     return
+        if atomic_read(counter) >= _CANCEL:
+            return
         for x in range(own):
             c = c_lo + x
             hbase = x * 2 * size

@@ -58,9 +58,10 @@ class _Piece:
 
 
 def _run(tasks: list, threads: int) -> None:
-    """Call every task (a function of no arguments) on ``threads`` threads, in order of the list."""
-    from .threads import get_pool
-
+    """Call every task (a function of no arguments) on ``threads`` threads, in
+    order of the list. The threads are their own, not the kernels' shared pool:
+    a task may run a kernel on that pool (:func:`.threads.run_shared`) and wait
+    for it, which a pool thread must not do."""
     if threads <= 1 or len(tasks) <= 1:
         for task in tasks:
             task()
@@ -81,13 +82,21 @@ def _run(tasks: list, threads: int) -> None:
                 failed.append(exc)
                 raise
 
+    def guarded():
+        try:
+            worker()
+        except BaseException:  # (recorded in failed; raised by the caller)
+            pass
+
     n = min(threads, len(tasks))
-    futures = [get_pool(n - 1).submit(worker) for _ in range(n - 1)]
+    helpers = [threading.Thread(target=guarded, name="swgpu-level", daemon=True) for _ in range(n - 1)]
+    for h in helpers:
+        h.start()
     try:
         worker()
     finally:
-        for f in futures:
-            f.exception()
+        for h in helpers:
+            h.join()
     if failed:
         raise failed[0]
 

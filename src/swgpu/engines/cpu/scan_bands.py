@@ -63,6 +63,9 @@ def column_maxima_bands(problems, matrix: np.ndarray, genome: np.ndarray, gap_op
     that finished them; ``on_piece(index, a, b)`` after columns ``[a, b)`` of
     a problem are whole. Both run on the bands' threads."""
     threads = max(1, int(threads))
+    for p, (_, c0, c1) in enumerate(problems):
+        if c1 <= c0 and on_problem is not None:  # no columns: no piece
+            on_problem(p, np.zeros(0, np.int32))
     cuts = [band_cuts(int(q.size), threads) for q, _, _ in problems]
     items = [(p, a, min(c1, a + PIECE)) for p, (_, c0, c1) in enumerate(problems) for a in range(c0, c1, PIECE)]
     bands = max((c.size - 1 for c in cuts), default=1)

@@ -307,16 +307,18 @@ def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: 
     oh, of = bottom if bottom is not None else (none, none)
     if oh.size:
         oh[0], of[0] = bh[m - 1], 0
-    banded = th.size > 0
+    banded = th.size > 0 or edge is not None  # edges given: each stretch checks them
     col, k, low = lo, 0, 0
     while col < hi:
         if banded:  # a stretch at a time, in the narrowest lanes that hold its edges
             k = low
             while True:
                 seg, tiles, end = _geometry(passes[k][3], col, hi, n, stretch)
-                a, b = col - lo + 1, end - lo + 1
-                if k == len(passes) - 1 or max(int(bh.max()), int(be.max()), int(th[a:b].max()),
-                                               int(tf[a:b].max())) < passes[k][4]:
+                value = max(int(bh.max()), int(be.max()))
+                if th.size:  # the row above from the corner (column col - 1) on
+                    a, b = col - lo, end - lo + 1
+                    value = max(value, int(th[a:b].max()), int(tf[a:b].max()))
+                if k == len(passes) - 1 or value < passes[k][4]:
                     break
                 k += 1
         else:

@@ -60,6 +60,18 @@ def get_pool(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
+def _submit(workers: int, fn, args):
+    """``fn(*args)`` on the shared pool (a pool another thread replaced and shut
+    down meanwhile refuses it: the new one takes it)."""
+    while True:
+        pool = get_pool(workers)
+        try:
+            return pool.submit(fn, *args)
+        except RuntimeError:
+            if _pool is pool:  # not replaced: a real refusal (the interpreter ending)
+                raise
+
+
 def run_shared(kernel: Callable, make_args: Callable[[np.ndarray], tuple], threads: int, items: int) -> None:
     """Call ``kernel(*make_args(counter))`` on ``min(threads, items)`` threads
     with one shared ``counter`` (an int64 array of one element, from 0)."""
@@ -70,13 +82,16 @@ def run_shared(kernel: Callable, make_args: Callable[[np.ndarray], tuple], threa
     if n == 1 and inline:
         kernel(*args)
         return
-    pool = get_pool(n - inline)
-    futures = [pool.submit(kernel, *args) for _ in range(n - inline)]
+    futures = [_submit(n - inline, kernel, args) for _ in range(n - inline)]
     try:
         if inline:
             kernel(*args)
+            for f in futures:  # a call no pool thread has started (the pool busy): run here
+                if f.cancel():  # (a kernel takes its part when it starts, so this one takes what is left)
+                    kernel(*args)
         for f in futures:
-            f.result()  # the main thread waits here, where a signal's handler runs
+            if not f.cancelled():
+                f.result()  # the main thread waits here, where a signal's handler runs
     except BaseException:
         counter[0] = CANCEL
         wait(futures)
