@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["span_bound", "cap_span", "rule_range", "end_points", "best_end_points", "sliding_max"]
+__all__ = ["span_bound", "cap_span", "pass_lead", "rule_range", "end_points", "best_end_points", "sliding_max"]
 
 
 def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int, score: int = 1) -> int:
@@ -61,6 +61,21 @@ def cap_span(span: int | None, max_span: int | None) -> int | None:
     if max_span is None:
         return span
     return int(max_span) if span is None else min(int(span), int(max_span))
+
+
+def pass_lead(m: int, scoring, radius: int, max_span: int | None = None) -> int | None:
+    """Letters before a range of target columns at which a pass of a query of
+    ``m`` letters must start for the exact column maxima of the range and of
+    the ``radius`` columns before it (the end-point rule's neighbours): the
+    most an alignment can span (:func:`span_bound`, capped by ``max_span``)
+    less one, plus ``radius``; None when no bound holds (the record's start).
+
+    >>> from swgpu import Scoring
+    >>> pass_lead(10, Scoring.default("dna"), radius=10)  # 2/-3, gaps 5/2: spans of at most 18 letters
+    27
+    """
+    span = cap_span(span_bound(m, scoring.matrix.max_score, scoring.gap_open, scoring.gap_extend), max_span)
+    return None if span is None else span - 1 + radius
 
 
 def sliding_max(x: np.ndarray, width: int) -> np.ndarray:

@@ -80,16 +80,10 @@ def _run(tasks: list, threads: int) -> None:
                 tasks[k]()
             except BaseException as exc:  # stop the others, raised by the caller
                 failed.append(exc)
-                raise
-
-    def guarded():
-        try:
-            worker()
-        except BaseException:  # (recorded in failed; raised by the caller)
-            pass
+                return
 
     n = min(threads, len(tasks))
-    helpers = [threading.Thread(target=guarded, name="swgpu-level", daemon=True) for _ in range(n - 1)]
+    helpers = [threading.Thread(target=worker, name="swgpu-level", daemon=True) for _ in range(n - 1)]
     for h in helpers:
         h.start()
     try:
@@ -111,14 +105,11 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
     while level:
         tasks = []  # (cells, function)
         split = []
-        # the first levels have fewer half passes than threads: each pass gets the threads left over
-        halves = 2 * sum(1 for p in level if min(p.a1 - p.a0, p.b1 - p.b0) > 1
-                         and (p.a1 - p.a0) * (p.b1 - p.b0) > base_cells)
-        inner = threads // halves if threaded is not None and 0 < halves < threads else 1
+        inner = [1]  # threads of each half pass of this level (set once its pieces are counted)
 
         def last_row(x, y, lead, inner=inner):
-            if inner > 1:
-                return threaded(x, y, matrix, go, ge, lead, inner)
+            if inner[0] > 1:
+                return threaded(x, y, matrix, go, ge, lead, inner[0])
             return kernels.nw_last_row(x, y, matrix, go, ge, lead)
 
         for p in level:
@@ -145,6 +136,8 @@ def global_ops_threads(kernels, a: np.ndarray, b: np.ndarray, matrix: np.ndarray
             tasks.append(((mid - p.a0) * n, forward))
             tasks.append(((p.a1 - mid) * n, backward))
             split.append((p, mid))
+        if threaded is not None and 0 < 2 * len(split) < threads:  # the first levels: passes get the threads left
+            inner[0] = threads // (2 * len(split))
         tasks.sort(key=lambda x: -x[0])  # stable: equal sizes keep their order
         _run([f for _, f in tasks], threads)
         level = []

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ...align.scan_rule import best_end_points, cap_span, span_bound
+from ...align.scan_rule import best_end_points, pass_lead
 from ...scoring import Scoring
 
 __all__ = ["CpuGenomeScanner", "CHUNK"]
@@ -68,20 +68,19 @@ class CpuGenomeScanner:
         meta = []  # (query, own columns, first column of the end-point rule's window) of each
         for k, q in enumerate(queries):
             m = int(q.size)
-            span = cap_span(span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
             radius = max(m if radius_arg is None else int(radius_arg), 1)
+            lead = pass_lead(m, sc, radius, max_span)
             codes = np.ascontiguousarray(q, dtype=np.intp)
-            plans.append((codes, span, radius))
+            plans.append((codes, lead, radius))
             if m == 0:
                 continue
             # a chunk's pass starts ``lead`` letters early: past a quarter of a chunk, row bands instead
-            long = span is None or 4 * (span - 1 + 2 * radius) > self.chunk
+            long = lead is None or 4 * (lead + radius) > self.chunk
             for r in range(bounds.size - 1):
                 lo, hi = int(bounds[r]), int(bounds[r + 1])
                 a, b = max(lo, first), min(hi, end)
                 if long and a < b:
-                    lead = (span - 1 if span is not None else a - lo) + radius
-                    banded.append((codes, max(lo, a - lead), min(hi, b + radius)))
+                    banded.append((codes, lo if lead is None else max(lo, a - lead), min(hi, b + radius)))
                     meta.append((k, a, b, max(lo, a - radius)))
                     continue
                 for a in range(a, b, self.chunk):
@@ -89,9 +88,8 @@ class CpuGenomeScanner:
 
         def run(task):
             k, lo, hi, a, b = task
-            codes, span, radius = plans[k]
-            lead = (span - 1 if span is not None else a - lo) + radius
-            c0, c1 = max(lo, a - lead), min(hi, b + radius)
+            codes, lead, radius = plans[k]
+            c0, c1 = lo if lead is None else max(lo, a - lead), min(hi, b + radius)
             out = np.empty(c1 - c0, dtype=np.int32)
             column_maxima_striped(codes, matrix, genome, c0, c1, sc.gap_open, sc.gap_extend, out)
             # the columns before a - radius only warm the pass up; [w0, c1) holds

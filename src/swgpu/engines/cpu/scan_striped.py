@@ -288,8 +288,8 @@ def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: 
     .. hi - 1`` and the vertical gaps entering its first row (``hi - lo + 1``
     each; default: the band starts the matrix); ``bottom``, two such arrays
     given the same below the band's last row; ``merge``: ``out`` keeps the
-    larger of its value and the band's column maximum. A band's stretches
-    each start in the narrowest lanes that hold its edges."""
+    larger of its value and the band's column maximum. Every stretch starts
+    in the narrowest lanes that hold its edges."""
     n = hi - lo
     if n <= 0:
         return
@@ -307,35 +307,22 @@ def column_maxima_striped(q: np.ndarray, matrix: np.ndarray, t: np.ndarray, lo: 
     oh, of = bottom if bottom is not None else (none, none)
     if oh.size:
         oh[0], of[0] = bh[m - 1], 0
-    banded = th.size > 0 or edge is not None  # edges given: each stretch checks them
-    col, k, low = lo, 0, 0
+    col, low = lo, 0
     while col < hi:
-        if banded:  # a stretch at a time, in the narrowest lanes that hold its edges
-            k = low
-            while True:
-                seg, tiles, end = _geometry(passes[k][3], col, hi, n, stretch)
-                value = max(int(bh.max()), int(be.max()))
-                if th.size:  # the row above from the corner (column col - 1) on
-                    a, b = col - lo, end - lo + 1
-                    value = max(value, int(th[a:b].max()), int(tf[a:b].max()))
-                if k == len(passes) - 1 or value < passes[k][4]:
-                    break
-                k += 1
-        else:
+        k = low  # the narrowest lanes that hold the stretch's edges (and wider than one that saturated on it)
+        while True:
             seg, tiles, end = _geometry(passes[k][3], col, hi, n, stretch)
-            if k == 0:
-                end = hi  # wider lanes: one stretch at a time
-        _, tables, bias, lanes, limit, top_value = passes[k]
-        got = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top_value),
-                           min(gap_extend, top_value), bias, limit, block, bh, be, out, th, tf, oh, of, merge)
-        col = got
-        if got < end:
+            value = max(int(bh.max()), int(be.max()))
+            if th.size:  # the row above from the corner (column col - 1) on
+                value = max(value, int(th[col - lo:end - lo + 1].max()), int(tf[col - lo:end - lo + 1].max()))
+            if k == len(passes) - 1 or value < passes[k][4]:
+                break
             k += 1
-            low = k
-            if k == len(passes):
-                raise AssertionError("the 32-bit pass saturated; scores are checked to fit 32 bits")
-            continue
-        low = 0
-        if k and not banded:
-            edge_value = max(int(bh.max()), int(be.max()))
-            k = next(x for x, p in enumerate(passes) if edge_value < p[4] or x == k)
+        if k == 0 and not th.size:
+            end = hi  # 8-bit lanes run on to the end, until a stretch saturates
+        _, tables, bias, lanes, limit, top_value = passes[k]
+        col = stretch_pass(q, t, lo, end, col, tables, lanes, seg, tiles, min(gap_open, top_value),
+                           min(gap_extend, top_value), bias, limit, block, bh, be, out, th, tf, oh, of, merge)
+        low = k + 1 if col < end else 0
+        if low == len(passes):
+            raise AssertionError("the 32-bit pass saturated; scores are checked to fit 32 bits")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...align.alignment import Alignment
-from ...align.scan_rule import best_end_points, cap_span, span_bound
+from ...align.scan_rule import best_end_points, pass_lead
 from ...parallel.executors import ThreadExecutor
 from ...parallel.parts import split_columns
 from ...parallel.workers import worker_engine
@@ -95,10 +95,8 @@ def end_points_over_parts(executor, base: dict, queries, codes, bounds, floors, 
     per_worker = 2
     longest = max((len(q) for q in queries), default=0)
     if longest:
-        sc = base["scoring"]
-        span = cap_span(span_bound(longest, sc.matrix.max_score, sc.gap_open, sc.gap_extend), max_span)
-        lead = (total if span is None else span) + (longest if radius is None else int(radius))
-        if 4 * lead * 2 * executor.workers > total:
+        lead = pass_lead(longest, base["scoring"], longest if radius is None else int(radius), max_span)
+        if lead is None or 4 * lead * 2 * executor.workers > total:
             per_worker = 1
     parts = split_columns(bounds, per_worker * executor.workers) or [(0, 0)]
     specs = [dict(base, queries=queries, genome=genome, bounds=bounds, floors=floors, keep=keep, own=own,
