@@ -90,6 +90,7 @@ from .karlin import (  # noqa: F401 - re-exported
     tabulated_name,
     ungapped,
 )
+from .length_adjust import adjustment, check_space, log_spaces, space
 from .search_fit import SearchFit, fit_search, sample
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -131,46 +132,8 @@ def length_adjustment(params: KarlinAltschul, query_length: int, db_residues: in
     >>> length_adjustment(p, 300, 698_232, 2_000)
     79
     """
-    m, n, N = float(query_length), float(db_residues), float(max(1, int(db_sequences)))
-    K, logK = params.K, params.logK
-    a_l, beta = params.alpha_over_lambda, params.beta
-    if m <= 0 or n <= 0:
-        return 0
-
-    def f(ell: float) -> float:
-        return beta + a_l * (logK + math.log((m - ell) * (n - N * ell)))
-
-    # Largest ell keeping K (m - ell)(n - N ell) > max(m, n): smaller root of
-    # N ell^2 - (m N + n) ell + (m n - max(m, n) / K) = 0.
-    c = m * n - max(m, n) / K
-    if c < 0:
-        return 0
-    b = m * N + n
-    upper = 2.0 * c / (b + math.sqrt(b * b - 4.0 * N * c))
-    lower = 0.0
-    ell = 0.0
-    converged = False
-    for it in range(20):
-        target = f(ell)
-        if target >= ell:  # ell is at or below the fixed point
-            lower = ell
-            if target - lower <= 1.0:
-                converged = True
-                break
-            if lower == upper:
-                break
-        else:
-            upper = ell
-        if lower <= target <= upper:
-            ell = target
-        else:
-            ell = upper if it == 0 else 0.5 * (lower + upper)
-    result = int(lower)
-    if converged:
-        up = math.ceil(lower)
-        if up <= upper and f(up) >= up:
-            result = int(up)
-    return result
+    return adjustment(float(query_length), float(db_residues), float(max(1, int(db_sequences))), params.K,
+                      params.logK, params.alpha_over_lambda, params.beta)
 
 
 def search_space(params: KarlinAltschul, query_length: int, db_residues: int, db_sequences: int,
@@ -182,13 +145,10 @@ def search_space(params: KarlinAltschul, query_length: int, db_residues: int, db
     119391272.0
     """
     m, n = int(query_length), int(db_residues)
-    if m <= 0 or n <= 0:
-        raise ValueError(f"query length and database residues must be positive, got {m} and {n}")
+    check_space(m, n)
     if not length_correction:
         return float(m) * float(n)
-    ell = length_adjustment(params, m, n, db_sequences)
-    eff_db = max(1, n - max(1, int(db_sequences)) * ell)
-    return float(m - ell) * float(eff_db)
+    return space(m, n, max(1, int(db_sequences)), length_adjustment(params, m, n, db_sequences))
 
 
 def evalues(scores: Any, query_length: Any, db_residues: int, db_sequences: int, params: KarlinAltschul,
@@ -377,7 +337,7 @@ class Statistics:
             return ev, bits
         rows = np.stack([np.asarray(x, dtype=np.int64)[live] for x in spaces], axis=1)
         distinct, inverse = _distinct_rows(rows)
-        logs = np.array([math.log(search_space(self.params, m, n, count)) for m, n, count in distinct.tolist()])
+        logs = log_spaces(self.params, distinct)
         s = scores[live].astype(np.float64)
         ev[live] = _evalues_in_space(s, logs[inverse.reshape(-1)], self.params)
         bits[live] = bitscores(s, self.params)

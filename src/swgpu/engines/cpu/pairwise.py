@@ -23,16 +23,28 @@ PROFILE_ENTRIES = 1 << 23
 
 
 @nb.njit(**_OPTS)
+def _full32(n, value):
+    """``n`` int32 of ``value``: ``np.empty`` and a loop (``np.zeros`` and
+    ``np.full`` cost Numba a compile of their own per kernel, on a machine's first run)."""
+    out = np.empty(n, dtype=np.int32)
+    v = np.int32(value)
+    for j in range(n):
+        out[j] = v
+    return out
+
+
+@nb.njit(**_OPTS)
 def _profile(t, matrix):
     """``prof[c, j]`` = score of code ``c`` against ``t[j-1]`` (column 0 unused), or a
     one-row buffer when the full profile would be too large (see :func:`_profile_row`)."""
     n = t.shape[0]
     k = matrix.shape[0]
     if k * (n + 1) > PROFILE_ENTRIES:
-        return np.zeros((1, n + 1), dtype=np.int32), False
-    prof = np.zeros((k, n + 1), dtype=np.int32)
+        return np.empty((1, n + 1), dtype=np.int32), False  # (column 0 is never read)
+    prof = np.empty((k, n + 1), dtype=np.int32)
     for c in range(k):
         row = matrix[c]
+        prof[c, 0] = 0
         for j in range(n):
             prof[c, j + 1] = row[t[j]]
     return prof, True
@@ -65,9 +77,9 @@ def sw_end(q, t, matrix, gap_open, gap_extend):
     ge = np.int32(gap_extend)
     zero = np.int32(0)
     prof, full = _profile(t, matrix)
-    Hp = np.zeros(n + 1, dtype=np.int32)
-    Hc = np.zeros(n + 1, dtype=np.int32)
-    F = np.full(n + 1, NEG, dtype=np.int32)
+    Hp = _full32(n + 1, np.int32(0))
+    Hc = _full32(n + 1, np.int32(0))
+    F = _full32(n + 1, NEG)
     best = zero
     bi = 0
     bj = 0
@@ -107,9 +119,9 @@ def sw_end_last(q, t, matrix, gap_open, gap_extend):
     go = np.int32(gap_open)
     ge = np.int32(gap_extend)
     zero = np.int32(0)
-    Hp = np.zeros(n + 1, dtype=np.int32)
-    Hc = np.zeros(n + 1, dtype=np.int32)
-    F = np.full(n + 1, NEG, dtype=np.int32)
+    Hp = _full32(n + 1, np.int32(0))
+    Hc = _full32(n + 1, np.int32(0))
+    F = _full32(n + 1, NEG)
     best = zero
     bi = 0
     for i in range(1, m + 1):
@@ -152,10 +164,10 @@ def sw_start(rq, rt, matrix, gap_open, gap_extend, best):
     ge = np.int32(gap_extend)
     target = np.int32(best)
     prof, full = _profile(rt, matrix)
-    Hp = np.full(n + 1, NEG, dtype=np.int32)
-    Hc = np.full(n + 1, NEG, dtype=np.int32)
-    D = np.full(n + 1, NEG, dtype=np.int32)
-    F = np.full(n + 1, NEG, dtype=np.int32)
+    Hp = _full32(n + 1, NEG)
+    Hc = _full32(n + 1, NEG)
+    D = _full32(n + 1, NEG)
+    F = _full32(n + 1, NEG)
     Hp[0] = 0  # the anchor: only the first pair may start from here
     for i in range(1, m + 1):
         pr = _profile_row(prof, full, rq[i - 1], rt, matrix)
@@ -200,7 +212,7 @@ def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
     prof, full = _profile(b, matrix)
     Cp = np.empty(n + 1, dtype=np.int32)
     Cc = np.empty(n + 1, dtype=np.int32)
-    DD = np.full(n + 1, NEG, dtype=np.int32)
+    DD = _full32(n + 1, NEG)
     Cp[0] = 0
     for j in range(1, n + 1):
         Cp[j] = -(go + np.int32(j - 1) * ge)
@@ -238,9 +250,9 @@ def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
     go = np.int32(gap_open)
     ge = np.int32(gap_extend)
     # bits 0-1: H source (0 diag, 1 E, 2 F); bit 2: E extends; bit 3: F extends
-    D = np.zeros((m + 1, n + 1), dtype=np.uint8)
+    D = np.empty((m + 1, n + 1), dtype=np.uint8)  # (row 0 and column 0 are never read)
     H = np.empty(n + 1, dtype=np.int32)
-    F = np.full(n + 1, NEG, dtype=np.int32)
+    F = _full32(n + 1, NEG)
     H[0] = 0
     for j in range(1, n + 1):
         H[j] = -(go + np.int32(j - 1) * ge)

@@ -46,8 +46,8 @@ def search_batches(query, tables, residues, wstart, wlen, pad, order, counter, g
     k = tables.shape[0]
     tw = tables.shape[1]
     dt = tables.dtype
-    H = np.zeros(m * lanes, dtype=dt)
-    E = np.zeros(m * lanes, dtype=dt)
+    H = np.empty(m * lanes, dtype=dt)  # (set for each batch below)
+    E = np.empty(m * lanes, dtype=dt)
     P = np.empty(k * lanes, dtype=dt)
     col = np.empty(lanes, dtype=dt)
     z = vfill(H, 0)
