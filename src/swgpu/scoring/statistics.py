@@ -90,7 +90,8 @@ from .karlin import (  # noqa: F401 - re-exported
     tabulated_name,
     ungapped,
 )
-from .length_adjust import adjustment, check_space, log_spaces, space
+from .length_adjust import adjustment, check_space, log_spaces
+from .length_adjust import space as _space
 from .search_fit import SearchFit, fit_search, sample
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,7 +149,7 @@ def search_space(params: KarlinAltschul, query_length: int, db_residues: int, db
     check_space(m, n)
     if not length_correction:
         return float(m) * float(n)
-    return space(m, n, max(1, int(db_sequences)), length_adjustment(params, m, n, db_sequences))
+    return _space(m, n, max(1, int(db_sequences)), length_adjustment(params, m, n, db_sequences))
 
 
 def evalues(scores: Any, query_length: Any, db_residues: int, db_sequences: int, params: KarlinAltschul,
