@@ -70,3 +70,22 @@ def test_reading_takes_no_compiled_code():
             "print(f[0].strings(), 'numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['a', 'b'] False"
+
+
+@settings(max_examples=30, deadline=None)
+@given(names=st.lists(st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1,
+                              max_size=8), min_size=1, max_size=30),
+       described=st.booleans())
+def test_columns_gathered_in_compiled_code_equal_the_array_gather(names, described):
+    from swgpu.io.scanner import scan_fasta
+
+    records = [(names[k % len(names)] + str(k), f"desc {k} x" if described and k % 3 else "") for k in range(1500)]
+    text = "".join(f">{n}{' ' + d if d else ''}\nACGT\n" for n, d in records).encode()
+    data = np.frombuffer(text, dtype=np.uint8)
+    slow, fast = scan_fasta(data, DNA.table, compiled=False), scan_fasta(data, DNA.table, compiled=True)
+    assert (slow is None) == (fast is None)
+    if slow is None:  # (not the common case: read record by record)
+        return
+    for a, b in zip(slow[:2], fast[:2]):
+        assert a.buffer.tolist() == b.buffer.tolist() and a.offsets.tolist() == b.offsets.tolist()
+    assert fast[0].strings() == [n for n, _ in records]

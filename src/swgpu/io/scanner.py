@@ -52,8 +52,28 @@ _CLASS[0x80:] = _HEAD  # not ASCII: fine in letters (refused there later), not i
 _CLASS[ord("#")] = _COMMENT
 
 
-def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
-    return Texts(*gather_segments(data, starts, ends))
+def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, compiled: bool = False) -> Texts:
+    """The bytes ``data[starts[k]:ends[k]]`` as a column (in a compiled loop
+    with ``compiled``: the array passes cost about 0.25 us a record)."""
+    if not compiled or starts.size < 1024:
+        return Texts(*gather_segments(data, starts, ends))
+    from . import kernels as K
+
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    ends = np.ascontiguousarray(ends, dtype=np.int64)
+    out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
+    offsets = np.empty(starts.size + 1, dtype=np.int64)
+    K.gather(_read_only(data), starts, ends, out, offsets)
+    return Texts(out, offsets)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view (one compiled version of the gather: columns' buffers are read-only)."""
+    if not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST,
@@ -67,7 +87,8 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     if data.size == 0 or data[0] != ord(">"):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
-    found = _scan_parts(data, lut, threads, least, compiled=table is not None and (compiled or "numba" in sys.modules))
+    compiled = table is not None and (compiled or "numba" in sys.modules)
+    found = _scan_parts(data, lut, threads, least, compiled=compiled)
     if found is REJECT:
         return None
     if found is RECHECK:  # looked at byte by byte, in compiled code (what is not the common case gives None)
@@ -80,7 +101,7 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
             return None
         found = fields, loff, letters[:used], codes[:used]
     fields, loff, letters, codes = found
-    return (_column(data, fields[:, 0], fields[:, 1]), _column(data, fields[:, 2], fields[:, 3]),
+    return (_column(data, fields[:, 0], fields[:, 1], compiled), _column(data, fields[:, 2], fields[:, 3], compiled),
             Texts(letters, loff), codes)
 
 
