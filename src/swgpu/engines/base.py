@@ -163,6 +163,13 @@ class Engine(abc.ABC):
         CPU engine's."""
         return get_engine("cpu", threads=self.threads).genome_scanner(scoring, method)
 
+    def banded_genome_scanner(self, scoring: Scoring, devices, method: str = "auto") -> GenomeScanner | None:
+        """A genome scanner that runs each long query's rows in bands, one per
+        device of ``devices`` (GPUs of this process), every cell once -- for
+        queries so long that cutting the genome into parts would start each
+        part a lead as long as the part; None where this engine has none."""
+        return None
+
     def traceback_kernels(self) -> TracebackKernels | None:
         """The four traceback passes on this engine, or None when it has none
         (its :meth:`tracer` then runs on the CPU engine)."""

@@ -6,7 +6,8 @@
   (bit-sliced, word-wise and group kernels);
 * traceback: :class:`~swgpu.engines.cuda.traceback.CudaTracer`, many pairs
   per launch, pairs of any length in linear memory;
-* scan end points: :class:`~swgpu.engines.cuda.scan.CudaGenomeScanner`.
+* scan end points: :class:`~swgpu.engines.cuda.scan.CudaGenomeScanner`; a long
+  query's rows in bands over several GPUs: :class:`~swgpu.engines.cuda.scan_bands.BandedGenomeScanner`.
 """
 
 from __future__ import annotations
@@ -43,3 +44,8 @@ class CudaEngine(Engine):
         from .scan import CudaGenomeScanner
 
         return CudaGenomeScanner(scoring, self.device_id, method)
+
+    def banded_genome_scanner(self, scoring: Scoring, devices, method: str = "auto"):
+        from .scan_bands import BandedGenomeScanner
+
+        return BandedGenomeScanner(scoring, devices, method)

@@ -108,9 +108,12 @@ class CudaGenomeScanner(ScanLayout):
             self._rowchain = mod.get_function("sc_rowchain")
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
             self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
+            self._band = mod.get_function(f"sc_band_{'p' if packed else ''}16")  # (scan_bands: a band of the strips)
+            self._band_blocks = runtime.resident_blocks(self._band, 32 * WARPS, self.device_id)
             self._sms = int(self._cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
             # two batches in flight (two row budgets, each stream with its own pool) where memory allows
             self._two_streams = self._cp.cuda.Device(self.device_id).mem_info[1] >= 6 * 4 * ROW_BUDGET
+        self._band_queued = None  # a band queued for other GPUs (queue_band), kept until finish_band
 
     def _row_scan(self, A, B, d: np.ndarray, rows) -> None:
         """The row-parallel scan over problems ``d``: one launch per query
@@ -176,14 +179,16 @@ class CudaGenomeScanner(ScanLayout):
             done.record(other if not back else self._stream)
             (self._stream if not back else other).wait_event(done)
 
-    def _launches(self, batch: Batch, base: int) -> dict:
+    def _launches(self, batch: Batch, base: int, band=None) -> dict:
         """What the launches of ``batch`` need that depends on its layout
         only: its descriptors on the device (window starts in a genome array
         that starts at genome column ``base``), the pairs and selections of
         each kernel shape; kept in ``batch.memo`` for later calls of the
-        same plan."""
+        same plan (and ``band``: :class:`~.scan_bands.Band`, this GPU's strips
+        of the long problems)."""
         memo = batch.memo
-        if memo.get("base") == base:
+        key = (base, None if band is None else band.key)
+        if memo.get("key") == key:
             return memo
         cp = self._cp
         memo.clear()
@@ -201,26 +206,33 @@ class CudaGenomeScanner(ScanLayout):
                         ((r, _pairs_of(short, short_index, at)) for r, at in _groups(shapes, paired))]
         memo["colmax"] = [(r, cp.asarray(sel.ravel()), sel.shape[0]) for r, sel in
                           ((r, short if at is None else short[at]) for r, at in _groups(shapes, ~paired))]
-        memo["long"] = None
+        memo["long"] = memo["band"] = None
         if any_long:
             sel = d[lg]
             strips = -(-sel[:, 1] // LONG_STRIP)
+            if band is not None:  # this GPU's strips of each problem
+                lo, hi = strips * band.index // band.count, strips * (band.index + 1) // band.count
+                rows = np.stack([lo, hi, band.ext_in, band.ext_out], axis=1).astype(np.int64)
+                strips = hi - lo
             sfirst = np.zeros(sel.shape[0] + 1, dtype=np.int64)
             np.cumsum(strips, out=sfirst[1:])
             memo["long"] = (cp.asarray(sel.ravel()), sel.shape[0], cp.asarray(sfirst), int(sfirst[-1]))
-            # the column maxima are in the row slot of the problem's last strip
+            if band is not None:
+                memo["band"] = cp.asarray(rows.ravel())
+            # the column maxima are in the row slot of the problem's last strip (its place in the band)
             d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
         memo["d"] = cp.asarray(d.ravel())
-        memo["base"] = base
+        memo["key"] = key
         return memo
 
-    def _batch(self, A, B, batch: Batch, base: int):
+    def _batch(self, A, B, batch: Batch, base: int, band=None):
         """Queue ``batch`` on the current stream: the column maxima of its
         problems, then their end points (``sc_points``). Returns the
-        end-point buffers (columns, scores, slots, count) and their room."""
+        end-point buffers (columns, scores, slots, count) and their room
+        (a band not the last: its buffers, to keep until its kernel ends)."""
         cp, i32 = self._cp, np.int32
         gaps = (i32(self.scoring.gap_open), i32(self.scoring.gap_extend))
-        memo = self._launches(batch, base)
+        memo = self._launches(batch, base, band)
         rows = (cp.zeros if self.method == "rowscan" else cp.empty)(batch.ints, dtype=np.int32)
         if self.method == "rowscan":
             self._row_scan(A, B, memo["rowscan"], rows)
@@ -231,7 +243,16 @@ class CudaGenomeScanner(ScanLayout):
         for r, sel, n in memo["colmax"]:
             self._colmax[r]((-(-n // WARPS),), (32 * WARPS,),
                             (A, B, sel, i32(n), self._matrix, i32(self._K)) + gaps + (rows,))
-        if memo["long"] is not None:
+        if memo["band"] is not None:
+            sel, n, sfirst, strips = memo["long"]
+            progress = cp.zeros(strips, dtype=np.int32)
+            self._band((self._band_blocks,), (32 * WARPS,),
+                       (A, B, sel, i32(n), memo["band"], sfirst, np.int64(strips), self._matrix, i32(self._K)) + gaps
+                       + (rows, progress, np.uint64(band.ext), np.uint64(band.progress_in),
+                          np.uint64(band.progress_out)))
+            if not band.last:  # its row goes to the next band; the end points come from the last
+                return rows, progress, A, B
+        elif memo["long"] is not None:
             sel, n, sfirst, strips = memo["long"]
             progress = cp.zeros(strips, dtype=np.int32)
             self._long((self._long_blocks,), (32 * WARPS,),
@@ -244,14 +265,37 @@ class CudaGenomeScanner(ScanLayout):
                      (rows, dev_d, i32(batch.take)) + out + (np.uint64(cap),))
         return out + (cap,)
 
+    def queue_band(self, queries, genome, bounds, floors, band, own=None, radius=None, max_span=None) -> None:
+        """Queue this GPU's band (:class:`~.scan_bands.Band`, not the last) of
+        the long problems of ``queries`` (its one batch) and return: its
+        kernel hands its last rows to the next band's GPU as it goes;
+        :meth:`finish_band` waits for it."""
+        cp = self._cp
+        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+        plan = self._plan(queries, np.asarray(bounds, dtype=np.int64), floors, own, radius, max_span)
+        with cp.cuda.Device(self.device_id), self._stream:
+            A = cp.asarray(np.concatenate(queries))
+            B, base = self._genome(genome, plan.g0, plan.g1)
+            held = self._batch(A, B, plan.batches[0], base, band)
+            done = cp.cuda.Event()
+            done.record(self._stream)
+        self._band_queued = (held, done)
+
+    def finish_band(self) -> None:
+        """Wait for the band :meth:`queue_band` queued (and free its buffers)."""
+        if self._band_queued is not None:
+            self._band_queued[1].synchronize()
+            self._band_queued = None
+
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
-                   max_span=None):
+                   max_span=None, band=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`. Batches of
         problems are queued one after another, on two streams in turn; the host
         waits at the end, or sooner when the batches' end-point buffers pass
         ``OUT_BUDGET`` bytes (then it keeps only the end points found). Only
         the genome columns the problems read are copied to the device (all
-        of a read-only genome, once: :meth:`_genome`)."""
+        of a read-only genome, once: :meth:`_genome`). ``band``: the last band
+        of :class:`~.scan_bands.BandedGenomeScanner` (its plan is one batch)."""
         cp = self._cp
         t0 = time.perf_counter()
         queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
@@ -273,7 +317,7 @@ class CudaGenomeScanner(ScanLayout):
                 self._stream2.wait_event(ready)
             for k, batch in enumerate(plan.batches):
                 with streams[k % len(streams)]:
-                    pending.append(self._batch(A, B, batch, base))
+                    pending.append(self._batch(A, B, batch, base, band))
                 pending_bytes += 16 * max(batch.cap, 1)
                 if pending_bytes > OUT_BUDGET:
                     self._join(streams)

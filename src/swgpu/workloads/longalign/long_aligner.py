@@ -51,7 +51,7 @@ from functools import partial
 from typing import Callable, Sequence as Seq
 
 from ...align.alignment import Alignment
-from ...align.scan_rule import cap_span, span_bound
+from ...align.scan_rule import cap_span, pass_lead, span_bound
 from ...engines import get_engine
 from ...exceptions import InputError
 from ...io.sequence import Sequence
@@ -127,6 +127,7 @@ class LongAligner:
         self.max_alignment_length = max_alignment_length
         self.method = method
         self._scanner = self._tracer = None  # of this process, each made on first use
+        self._bands = None  # the banded scanner of several GPUs (False: none), made on first use
 
     def span(self, m: int, score: int = 1) -> int | None:
         """Most target letters an alignment of a query of ``m`` letters scoring
@@ -181,8 +182,28 @@ class LongAligner:
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
         cluster = self.executor if is_distributed(self.executor) else None
         scanner = None if cluster is not None else self._local_scanner()
+        bands = self._banded(queries, bounds) if cluster is not None else None
+        if bands is not None:  # the GPUs of this process share the query's rows
+            scanner, cluster = bands, None
         return find_end_points(scanner, cluster, self._spec(), queries, codes, bounds, [floor] * len(queries), keep,
                                on_progress, self.separation, self.max_alignment_length)
+
+    def _banded(self, queries, bounds):
+        """For the GPUs of this process (a device executor) and a query so
+        long that parts of the genome, one per GPU, would each start a lead
+        (:func:`~swgpu.align.scan_rule.pass_lead`) longer than a quarter of
+        the part: the engine's scanner of the query's rows in bands, one per
+        GPU (every cell once), or None."""
+        devices = getattr(self.executor, "devices", None)
+        if not devices or len(devices) < 2 or len(set(devices)) != len(devices) or not queries \
+                or self.method != "auto":
+            return None
+        lead = pass_lead(max(len(q) for q in queries), self.scoring, self.separation, self.max_alignment_length)
+        if lead is not None and 4 * lead * len(devices) <= int(bounds[-1]):
+            return None
+        if self._bands is None:
+            self._bands = self.engine.banded_genome_scanner(self.scoring, devices, self.method) or False
+        return self._bands or None
 
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
         if not ends:

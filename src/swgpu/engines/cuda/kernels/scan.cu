@@ -88,7 +88,8 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
                                          const int* __restrict__ SM, const int K, const int go, const int ge,
                                          const int* Hin, const int* Fin, const int* Cin, int* Hout, int* Fout,
                                          int* Cout, const bool write_hf, const volatile int* wait_on,
-                                         volatile int* publish)
+                                         volatile int* publish, const bool ext_in = false,
+                                         const bool ext_out = false)
 {
     const int lane = threadIdx.x & 31;
     const bool above = strip > 0;  // (warp-uniform) the first strip starts from H = 0, F = -go, C = 0
@@ -120,14 +121,15 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
                 if (lane == 0) {
                     const int need = min(n, cols);
                     while (*wait_on < need) __nanosleep(64);
-                    __threadfence();
+                    if (ext_in) __threadfence_system(); else __threadfence();
                 }
                 __syncwarp();
             }
         }
     };
     auto load = [&](const int* p, const int j) -> int {
-        if constexpr (SYNC) return __ldcg(p + j); else return p[j];
+        // (a row another GPU writes, in host memory: read past every cache)
+        if constexpr (SYNC) return ext_in ? __ldcv(p + j) : __ldcg(p + j); else return p[j];
     };
     int hb = 0, fb = -go, cm = 0, bc = 0;  // what goes down: H of the last row, F below it, column max
     int diag = 0;                          // H(i0, j - 1)
@@ -210,15 +212,18 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
                 }
             }
             if constexpr (SYNC) {
-                // columns 1 .. s - 30 are written: tell the strip below
-                __threadfence();
+                // columns 1 .. s - 30 are written: tell the strip below (on another GPU: through host memory)
+                if (ext_out) __threadfence_system(); else __threadfence();
                 __syncwarp();
                 if (lane == 31) *publish = min(n, s - 30);
             }
         }
     }
     if constexpr (SYNC) {
-        if (lane == 31) { __threadfence(); *publish = n; }
+        if (lane == 31) {
+            if (ext_out) __threadfence_system(); else __threadfence();
+            *publish = n;
+        }
     }
     __syncwarp();
 }
@@ -279,6 +284,53 @@ __device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A
     }
 }
 
+// sc_band_R, sc_band_pR -- sc_long over a band of each problem's strips, so
+// that several GPUs share a long query's rows: this GPU runs strips
+// band[4 p] .. band[4 p + 1] - 1 of problem p (band_first: prefix sums of the
+// band's strips, as strip_first), the first of them reading the row above
+// from ext + band[4 p + 2] (H, F, C of n + 1 columns each, in host memory
+// that the GPU of the band above writes; -1: the band starts the problem)
+// as that GPU publishes in eprog[p] (ints in host memory, one per problem
+// and boundary: eprog_in for the row this band reads, eprog_out for the one
+// it writes); its last strip, unless the problem's last, writes its row to
+// ext + band[4 p + 3] and publishes in eprog_out[p]. Strips within the band
+// use the row buffer and progress as sc_long does (slot parity by the
+// strip's place in the band).
+template <int R, bool PACK>
+__device__ __forceinline__ void sc_band_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
+                                             const long long* __restrict__ desc, const int nprob,
+                                             const long long* __restrict__ band,
+                                             const long long* __restrict__ band_first, const long long total,
+                                             const int* __restrict__ SM, const int K, const int go, const int ge,
+                                             int* __restrict__ rows, int* __restrict__ progress, int* ext,
+                                             int* eprog_in, int* eprog_out)
+{
+    const long long W = (long long)gridDim.x * SC_WARPS;
+    for (long long g = (long long)blockIdx.x * SC_WARPS + (threadIdx.x >> 5); g < total; g += W) {
+        int lo = 0, hi = nprob - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (band_first[mid] <= g) lo = mid; else hi = mid - 1;
+        }
+        const long long* d = desc + (long long)lo * SC_FIELDS;
+        const long long* bd = band + 4LL * lo;
+        const int m = (int)d[1], n = (int)d[3];
+        const int local = (int)(g - band_first[lo]);
+        const int s = (int)bd[0] + local;
+        const int strips = (m + 32 * R - 1) / (32 * R);
+        const int pad = strips * 32 * R - m;
+        const bool multi = s + 1 < strips;
+        const bool ext_in = local == 0 && s > 0;
+        const bool ext_out = s + 1 == (int)bd[1] && multi;
+        int* in = ext_in ? ext + bd[2] : rows + d[4] + (long long)((local + 1) & 1) * 3 * (n + 1);
+        int* out = ext_out ? ext + bd[3] : rows + d[4] + (long long)(local & 1) * 3 * (n + 1);
+        sc_strip<R, PACK, true>(A + d[0], pad, B + d[2], n, s, SM, K, go, ge, in, in + (n + 1), in + 2 * (n + 1), out,
+                                out + (n + 1), out + 2 * (n + 1), multi,
+                                ext_in ? eprog_in + lo : progress + (local > 0 ? g - 1 : g),
+                                ext_out ? eprog_out + lo : progress + g, ext_in, ext_out);
+    }
+}
+
 #define SC_COLMAX(NAME, R, PACK)                                                                                 \
     extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
     NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
@@ -317,6 +369,24 @@ SC_COLMAX(sc_colmax_p16, 16, true)
 
 SC_LONG(sc_long_16, 16, false)
 SC_LONG(sc_long_p16, 16, true)
+
+#define SC_BAND(NAME, R, PACK)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
+    NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
+         const long long* __restrict__ desc, const int nprob, const long long* __restrict__ band,               \
+         const long long* __restrict__ band_first, const long long total, const int* __restrict__ M,            \
+         const int K, const int go, const int ge, int* __restrict__ rows, int* __restrict__ progress, int* ext, \
+         int* eprog_in, int* eprog_out)                                                                         \
+    {                                                                                                            \
+        __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];  /* and a zero row K * K, for padding rows */           \
+        for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
+        __syncthreads();                                                                                         \
+        sc_band_body<R, PACK>(A, B, desc, nprob, band, band_first, total, SM, K, go, ge, rows, progress, ext,    \
+                              eprog_in, eprog_out);                                                              \
+    }
+
+SC_BAND(sc_band_16, 16, false)
+SC_BAND(sc_band_p16, 16, true)
 
 // sc_pair_pR -- the column maxima of two problems of one query at once, in
 // the two 16-bit halves of each register (DPX s16x2: the low half problem

@@ -1,0 +1,134 @@
+"""Long queries' end points on several GPUs of this process, by rows.
+
+Cutting the genome's columns into one part per GPU costs each part a lead-in:
+its pass starts as many letters early as an alignment of the query can span
+(a few Mbp for a 1 Mbp query), so that its column maxima are exact; for a
+long query that lead is as long as the part itself. :class:`BandedGenomeScanner`
+cuts by rows instead: every GPU takes the same problems (each record whole,
+as one GPU would) and runs a band of each problem's strips of query rows --
+GPU ``g`` the strips ``g * S / G`` to ``(g + 1) * S / G`` of the problem's
+``S`` (``kernels/scan.cu``: ``sc_band``). The last strip of a band writes
+its last row (``H``, the ``F`` entering the row below, and the column
+maxima so far) to host memory that every GPU maps, and publishes how many
+columns it has written; the first strip of the next band reads them as
+they come, as the strips within a GPU follow one another. The bands run at
+once, each a few columns behind the one above; every cell is computed once,
+and the last GPU applies the end-point rule to the column maxima of the
+last row -- the end points one GPU finds.
+
+A call whose problems are not all long (or whose problems need more than
+one batch of row buffers) runs on the last GPU alone, as
+:class:`~swgpu.engines.cuda.scan.CudaGenomeScanner` does. Bands given one
+GPU twice run one after another (each band's kernel fills the GPU, so the
+next could not start beside it): the same end points, for tests on one GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...scoring import Scoring
+from . import runtime
+from .scan import CudaGenomeScanner
+from .scan_plan import LONG_STRIP
+
+__all__ = ["BandedGenomeScanner", "Band"]
+
+_PORTABLE_MAPPED = 1 | 2  # cudaHostAllocPortable | cudaHostAllocMapped
+
+
+@dataclass(eq=False)
+class Band:
+    """GPU ``index`` of ``count``: where its first strips read the row above
+    (``ext_in``: int offsets in ``ext`` per problem, -1 for the first band)
+    and its last strips write theirs (``ext_out``; -1 for the last band),
+    and the progress ints of those rows (device-visible host addresses)."""
+
+    index: int
+    count: int
+    ext: int
+    progress_in: int
+    progress_out: int
+    ext_in: np.ndarray
+    ext_out: np.ndarray
+
+    @property
+    def last(self) -> bool:
+        return self.index == self.count - 1
+
+    @property
+    def key(self) -> tuple:
+        return (self.index, self.count, self.ext, self.progress_in, self.progress_out,
+                self.ext_in.tobytes(), self.ext_out.tobytes())
+
+
+class BandedGenomeScanner:
+    """A :class:`~swgpu.engines.base.GenomeScanner` over the GPUs
+    ``device_ids`` of this process (see the module docs)."""
+
+    def __init__(self, scoring: Scoring, device_ids, method: str = "auto"):
+        ids = [int(d) for d in device_ids]
+        if not ids:
+            raise ValueError("a banded scan needs at least one GPU")
+        self.scanners = [CudaGenomeScanner(scoring, d, method) for d in ids]
+        self.serial = len(set(ids)) != len(ids)  # a GPU given twice: its bands one after another
+        self.last_timings: dict = {}
+        self._cp = runtime.cupy()
+
+    def bandable(self, plan) -> bool:
+        """Whether ``plan`` runs in bands: one batch, every problem long, each with a strip per GPU."""
+        if len(self.scanners) < 2 or len(plan.batches) != 1 or self.scanners[0].method != "auto":
+            return False
+        batch = plan.batches[0]
+        return bool(batch.long.all()) and int((-(-batch.d[:, 1] // LONG_STRIP)).min()) >= len(self.scanners)
+
+    def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
+                   max_span=None):
+        """See :class:`~swgpu.engines.base.GenomeScanner`."""
+        last = self.scanners[-1]
+        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
+        bounds = np.asarray(bounds, dtype=np.int64)
+        plan = last._plan(queries, bounds, floors, own, radius, max_span)
+        if not self.bandable(plan):
+            out = last.candidates(queries, genome, bounds, min_score, keep, on_done, own, radius, max_span)
+            self.last_timings = dict(last.last_timings, bands=1)
+            return out
+        count = len(self.scanners)
+        d = plan.batches[0].d
+        sizes = 3 * (d[:, 3] + 1)  # H, F and C of a problem's row
+        at = np.zeros(d.shape[0], dtype=np.int64)
+        np.cumsum(sizes[:-1], out=at[1:])
+        per_row = int(sizes.sum())
+        rows_ints = (count - 1) * per_row
+        nprob = d.shape[0]
+        # the rows between bands and their progress, in host memory every GPU maps (zeroed progress)
+        mem = self._cp.cuda.PinnedMemory(4 * (rows_ints + (count - 1) * nprob), _PORTABLE_MAPPED)
+        base = int(mem.ptr)
+        progress = np.frombuffer(self._cp.cuda.PinnedMemoryPointer(mem, 4 * rows_ints), dtype=np.int32,
+                                 count=(count - 1) * nprob)
+        progress[:] = 0
+        none = np.full(nprob, -1, dtype=np.int64)
+
+        def band(g: int) -> Band:  # boundary b lies between bands b and b + 1 (unused ends: boundary 0's)
+            progress_of = lambda b: base + 4 * rows_ints + 4 * nprob * b  # noqa: E731
+            return Band(g, count, base, progress_of(max(g - 1, 0)), progress_of(min(g, count - 2)),
+                        (g - 1) * per_row + at if g > 0 else none, g * per_row + at if g < count - 1 else none)
+
+        queued = []
+        try:
+            for g, scanner in enumerate(self.scanners[:-1]):  # (each band only waits on the ones before it)
+                scanner.queue_band(queries, genome, bounds, floors, band(g), own, radius, max_span)
+                queued.append(scanner)
+                if self.serial:
+                    scanner.finish_band()
+            out = last.candidates(queries, genome, bounds, min_score, keep, on_done, own, radius, max_span,
+                                  band=band(count - 1))
+        finally:
+            for scanner in queued:
+                scanner.finish_band()
+            del progress
+        self.last_timings = dict(last.last_timings, bands=count)
+        return out
