@@ -25,7 +25,7 @@ def _case(seed: int, m: int):
     sizes = (3_000, 40_000, 25_000)
     genome = rng.integers(0, 4, sum(sizes)).astype(np.uint8)
     bounds = np.cumsum([0, *sizes])
-    for at, piece in ((2_000, q[:900]), (10_000, q), (50_000, q[m // 3:]), (70_000, q[::-1][:m // 2])):
+    for at, piece in ((2_000, q[:900]), (10_000, q), (50_000, q[m // 3:]), (60_000, q[::-1][:m // 2])):
         piece = piece.copy()
         piece[::37] = (piece[::37] + 1) % 4  # mutated copies
         genome[at:at + piece.size] = piece[:genome.size - at]

@@ -28,11 +28,13 @@ class _BandKernels(_Kernels):
         super().__init__(scoring)
         self.log = log
 
-    def _band(self, A, B, desc, nprob, band, band_first, total, M, K, go, ge, rows, progress, ext, pin, pout):
+    def _band(self, A, B, desc, nprob, band, band_first, round_first, nrounds, M, K, go, ge, rows, progress, ext,
+              pin, pout):
         d = np.asarray(desc).reshape(-1, FIELDS)
         b = np.asarray(band).reshape(-1, 4)
-        bf = np.asarray(band_first)
-        assert int(total) == int(bf[-1]) and (np.diff(bf) == b[:, 1] - b[:, 0]).all()
+        bf, rf = np.asarray(band_first), np.asarray(round_first)
+        assert rf.size == int(nrounds) + 1 and rf[0] == 0 and rf[-1] == bf[-1] and (np.diff(rf) <= 8 * 8).all()
+        assert (np.diff(bf) == b[:, 1] - b[:, 0]).all()
         self.log.append((b.copy(), int(ext), int(pin), int(pout)))
         for p in range(int(nprob)):
             own = int(b[p, 1] - b[p, 0])
@@ -90,6 +92,15 @@ def test_bands_cover_every_strip_once_and_give_the_cpu_end_points(banded, count)
     spans = sorted((int(a), int(a) + 3 * (int(n) + 1)) for a, n in zip(outs[:-1].ravel(), np.tile(d[:, 3], count - 1)))
     assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))  # rows apart
     assert [pin for _, _, pin, _ in log[1:]] == [pout for _, _, _, pout in log[:-1]]
+
+
+def test_rounds_hold_whole_bands_where_they_fit():
+    from swgpu.engines.cuda.scan import _rounds
+
+    assert _rounds([488] * 6, 2112).tolist() == [0, 1952, 2928]
+    assert _rounds([5000], 2112).tolist() == [0, 2112, 4224, 5000]
+    assert _rounds([10, 3000, 5], 2112).tolist() == [0, 10, 2122, 3015]
+    assert _rounds([], 8).tolist() == [0]
 
 
 def test_short_queries_run_on_the_last_gpu(banded):

@@ -218,7 +218,8 @@ class CudaGenomeScanner(ScanLayout):
             np.cumsum(strips, out=sfirst[1:])
             memo["long"] = (cp.asarray(sel.ravel()), sel.shape[0], cp.asarray(sfirst), int(sfirst[-1]))
             if band is not None:
-                memo["band"] = cp.asarray(rows.ravel())
+                rounds = _rounds(strips, self._band_blocks * WARPS)
+                memo["band"] = (cp.asarray(rows.ravel()), cp.asarray(rounds), rounds.size - 1)
             # the column maxima are in the row slot of the problem's last strip (its place in the band)
             d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
         memo["d"] = cp.asarray(d.ravel())
@@ -245,9 +246,10 @@ class CudaGenomeScanner(ScanLayout):
                             (A, B, sel, i32(n), self._matrix, i32(self._K)) + gaps + (rows,))
         if memo["band"] is not None:
             sel, n, sfirst, strips = memo["long"]
+            spans, rounds, nrounds = memo["band"]
             progress = cp.zeros(strips, dtype=np.int32)
             self._band((self._band_blocks,), (32 * WARPS,),
-                       (A, B, sel, i32(n), memo["band"], sfirst, np.int64(strips), self._matrix, i32(self._K)) + gaps
+                       (A, B, sel, i32(n), spans, sfirst, rounds, i32(nrounds), self._matrix, i32(self._K)) + gaps
                        + (rows, progress, np.uint64(band.ext), np.uint64(band.progress_in),
                           np.uint64(band.progress_out)))
             if not band.last:  # its row goes to the next band; the end points come from the last
@@ -343,6 +345,25 @@ class CudaGenomeScanner(ScanLayout):
         self.last_timings = {"kernel": kernel_s, "total": time.perf_counter() - t0,
                              "problems": plan.problems}
         return out
+
+
+def _rounds(counts: np.ndarray, warps: int) -> np.ndarray:
+    """Where the rounds of ``sc_band`` begin in the strips of problems of
+    ``counts`` strips each, in order (and the end): a problem's strips in
+    one round of at most ``warps`` strips where they fit beside the ones
+    before it, else from a new round; a problem of more than ``warps`` strips
+    in rounds of ``warps``."""
+    firsts, start, at = [0], 0, 0
+    for c in np.asarray(counts, dtype=np.int64).tolist():
+        if at > start and at + c - start > warps:
+            firsts.append(at)
+            start = at
+        at += c
+        while at - start > warps:
+            start += warps
+            firsts.append(start)
+    firsts.append(at)
+    return np.asarray(firsts, dtype=np.int64)
 
 
 def _pairs_of(short: np.ndarray, index: np.ndarray, at) -> np.ndarray:

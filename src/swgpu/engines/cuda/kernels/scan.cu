@@ -115,13 +115,18 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
             w1[k] = x1;
         }
     }
+    int seen = 0;  // (lane 0) columns of the row above known written: polled again only past them
     auto wait_for = [&](const int cols) {  // the row above holds columns 1 .. cols
         if constexpr (SYNC) {
             if (above) {
                 if (lane == 0) {
                     const int need = min(n, cols);
-                    while (*wait_on < need) __nanosleep(64);
-                    if (ext_in) __threadfence_system(); else __threadfence();
+                    if (seen < need) {
+                        int got;
+                        while ((got = *wait_on) < need) __nanosleep(64);
+                        seen = got;
+                        if (ext_in) __threadfence_system(); else __threadfence();
+                    }
                 }
                 __syncwarp();
             }
@@ -211,8 +216,9 @@ __device__ __forceinline__ void sc_strip(const unsigned char* __restrict__ a, co
                     if (write_hf) { Hout[jj] = kh; Fout[jj] = kf; }
                 }
             }
-            if constexpr (SYNC) {
-                // columns 1 .. s - 30 are written: tell the strip below (on another GPU: through host memory)
+            // columns 1 .. s - 30 are written: tell the strip below (on another GPU, through host
+            // memory: every 128 columns, each a fence of the whole system)
+            if (SYNC && (!ext_out || ((s >> 5) & 3) == 3)) {
                 if (ext_out) __threadfence_system(); else __threadfence();
                 __syncwarp();
                 if (lane == 31) *publish = min(n, s - 30);
@@ -295,18 +301,26 @@ __device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A
 // it writes); its last strip, unless the problem's last, writes its row to
 // ext + band[4 p + 3] and publishes in eprog_out[p]. Strips within the band
 // use the row buffer and progress as sc_long does (slot parity by the
-// strip's place in the band).
+// strip's place in the band). The strips run in rounds (warp w takes strip
+// round_first[r] + w of round r, if below round_first[r + 1]): the host
+// puts each problem's band in one round where it fits, so that a band
+// whose row above comes from another GPU's round r is also in round r here
+// (a band split over rounds would wait in one round for a strip that GPU
+// runs in the next).
 template <int R, bool PACK>
 __device__ __forceinline__ void sc_band_body(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,
                                              const long long* __restrict__ desc, const int nprob,
                                              const long long* __restrict__ band,
-                                             const long long* __restrict__ band_first, const long long total,
+                                             const long long* __restrict__ band_first,
+                                             const long long* __restrict__ round_first, const int nrounds,
                                              const int* __restrict__ SM, const int K, const int go, const int ge,
                                              int* __restrict__ rows, int* __restrict__ progress, int* ext,
                                              int* eprog_in, int* eprog_out)
 {
-    const long long W = (long long)gridDim.x * SC_WARPS;
-    for (long long g = (long long)blockIdx.x * SC_WARPS + (threadIdx.x >> 5); g < total; g += W) {
+    const long long w = (long long)blockIdx.x * SC_WARPS + (threadIdx.x >> 5);
+    for (int r = 0; r < nrounds; ++r) {
+        const long long g = round_first[r] + w;
+        if (g >= round_first[r + 1]) continue;
         int lo = 0, hi = nprob - 1;
         while (lo < hi) {
             const int mid = (lo + hi + 1) >> 1;
@@ -374,15 +388,15 @@ SC_LONG(sc_long_p16, 16, true)
     extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
     NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
          const long long* __restrict__ desc, const int nprob, const long long* __restrict__ band,               \
-         const long long* __restrict__ band_first, const long long total, const int* __restrict__ M,            \
-         const int K, const int go, const int ge, int* __restrict__ rows, int* __restrict__ progress, int* ext, \
-         int* eprog_in, int* eprog_out)                                                                         \
+         const long long* __restrict__ band_first, const long long* __restrict__ round_first,                  \
+         const int nrounds, const int* __restrict__ M, const int K, const int go, const int ge,                 \
+         int* __restrict__ rows, int* __restrict__ progress, int* ext, int* eprog_in, int* eprog_out)           \
     {                                                                                                            \
         __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];  /* and a zero row K * K, for padding rows */           \
         for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
         __syncthreads();                                                                                         \
-        sc_band_body<R, PACK>(A, B, desc, nprob, band, band_first, total, SM, K, go, ge, rows, progress, ext,    \
-                              eprog_in, eprog_out);                                                              \
+        sc_band_body<R, PACK>(A, B, desc, nprob, band, band_first, round_first, nrounds, SM, K, go, ge, rows,    \
+                              progress, ext, eprog_in, eprog_out);                                               \
     }
 
 SC_BAND(sc_band_16, 16, false)
