@@ -11,7 +11,7 @@ import pytest
 from swgpu import Scoring
 from swgpu.engines import get_engine
 from swgpu.engines.cuda import runtime
-from swgpu.engines.cuda.scan_plan import FIELDS, LONG_STRIP
+from swgpu.engines.cuda.scan_plan import FIELDS
 
 from test_scan_host import _case, _fake_cupy, _Kernels
 
@@ -67,7 +67,9 @@ def banded(monkeypatch):
 
 
 @pytest.mark.parametrize("count", [2, 3])
-def test_bands_cover_every_strip_once_and_give_the_cpu_end_points(banded, count):
+@pytest.mark.parametrize("rows", ["8", "16", ""])
+def test_bands_cover_every_strip_once_and_give_the_cpu_end_points(banded, monkeypatch, count, rows):
+    monkeypatch.setenv("SWGPU_BAND_ROWS", rows)
     make, log = banded
     scoring = Scoring.default("dna")
     queries, genome, bounds = _case(4)
@@ -82,7 +84,10 @@ def test_bands_cover_every_strip_once_and_give_the_cpu_end_points(banded, count)
     assert kernels.launches.get("sc_points") == 1  # the last band's GPU only
     assert len(log) == count
     d = scanner.scanners[-1]._last_plan.batches[0].d
-    strips = -(-d[:, 1] // LONG_STRIP)
+    r = scanner.last_timings["rows_per_lane"]
+    assert r in (8, 16) and (not rows or r == int(rows))
+    strips = -(-d[:, 1] // (32 * r))
+    assert len(scanner.last_timings["band_seconds"]) == count
     lo = np.stack([b[:, 0] for b, *_ in log])
     hi = np.stack([b[:, 1] for b, *_ in log])
     assert (lo[0] == 0).all() and (hi[-1] == strips).all() and (lo[1:] == hi[:-1]).all() and (hi > lo).all()

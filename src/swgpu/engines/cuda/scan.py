@@ -62,6 +62,8 @@ ROWSCAN_THREADS = 256
 ROWSCAN_MARGIN = 10
 #: Bytes of end-point buffers of queued batches before the host collects them.
 OUT_BUDGET = 1 << 30
+#: Rows per lane of the banded long kernels (``sc_band_R``; :mod:`.scan_bands` chooses).
+BAND_ROWS = (16, 8)
 #: Queries of at least this many letters run on the long kernel (``sc_long``):
 #: the strips of one problem on many warps at once, so a few problems fill the GPU.
 LONG_QUERY = 4096
@@ -108,8 +110,10 @@ class CudaGenomeScanner(ScanLayout):
             self._rowchain = mod.get_function("sc_rowchain")
             self._long = mod.get_function(f"sc_long_{'p' if packed else ''}16")
             self._long_blocks = runtime.resident_blocks(self._long, 32 * WARPS, self.device_id)
-            self._band = mod.get_function(f"sc_band_{'p' if packed else ''}16")  # (scan_bands: a band of the strips)
-            self._band_blocks = runtime.resident_blocks(self._band, 32 * WARPS, self.device_id)
+            # (scan_bands: a band of each problem's strips, R = 16 or 8 rows a lane)
+            self._band = {r: mod.get_function(f"sc_band_{'p' if packed else ''}{r}") for r in BAND_ROWS}
+            self._band_warps = {r: runtime.resident_blocks(k, 32 * WARPS, self.device_id) * WARPS
+                                for r, k in self._band.items()}
             self._sms = int(self._cp.cuda.Device(self.device_id).attributes["MultiProcessorCount"])
             # two batches in flight (two row budgets, each stream with its own pool) where memory allows
             self._two_streams = self._cp.cuda.Device(self.device_id).mem_info[1] >= 6 * 4 * ROW_BUDGET
@@ -209,7 +213,7 @@ class CudaGenomeScanner(ScanLayout):
         memo["long"] = memo["band"] = None
         if any_long:
             sel = d[lg]
-            strips = -(-sel[:, 1] // LONG_STRIP)
+            strips = -(-sel[:, 1] // (LONG_STRIP if band is None else 32 * band.rows_per_lane))
             if band is not None:  # this GPU's strips of each problem
                 lo, hi = strips * band.index // band.count, strips * (band.index + 1) // band.count
                 rows = np.stack([lo, hi, band.ext_in, band.ext_out], axis=1).astype(np.int64)
@@ -218,7 +222,7 @@ class CudaGenomeScanner(ScanLayout):
             np.cumsum(strips, out=sfirst[1:])
             memo["long"] = (cp.asarray(sel.ravel()), sel.shape[0], cp.asarray(sfirst), int(sfirst[-1]))
             if band is not None:
-                rounds = _rounds(strips, self._band_blocks * WARPS)
+                rounds = _rounds(strips, self._band_warps[band.rows_per_lane])
                 memo["band"] = (cp.asarray(rows.ravel()), cp.asarray(rounds), rounds.size - 1)
             # the column maxima are in the row slot of the problem's last strip (its place in the band)
             d[lg, 4] += ((strips - 1) & 1) * 3 * (sel[:, 3] + 1)
@@ -248,7 +252,7 @@ class CudaGenomeScanner(ScanLayout):
             sel, n, sfirst, strips = memo["long"]
             spans, rounds, nrounds = memo["band"]
             progress = cp.zeros(strips, dtype=np.int32)
-            self._band((self._band_blocks,), (32 * WARPS,),
+            self._band[band.rows_per_lane]((self._band_warps[band.rows_per_lane] // WARPS,), (32 * WARPS,),
                        (A, B, sel, i32(n), spans, sfirst, rounds, i32(nrounds), self._matrix, i32(self._K)) + gaps
                        + (rows, progress, np.uint64(band.ext), np.uint64(band.progress_in),
                           np.uint64(band.progress_out)))
@@ -278,16 +282,21 @@ class CudaGenomeScanner(ScanLayout):
         with cp.cuda.Device(self.device_id), self._stream:
             A = cp.asarray(np.concatenate(queries))
             B, base = self._genome(genome, plan.g0, plan.g1)
+            begun, done = cp.cuda.Event(), cp.cuda.Event()
+            begun.record(self._stream)
             held = self._batch(A, B, plan.batches[0], base, band)
-            done = cp.cuda.Event()
             done.record(self._stream)
-        self._band_queued = (held, done)
+        self._band_queued = (held, begun, done)
 
-    def finish_band(self) -> None:
-        """Wait for the band :meth:`queue_band` queued (and free its buffers)."""
-        if self._band_queued is not None:
-            self._band_queued[1].synchronize()
-            self._band_queued = None
+    def finish_band(self) -> float:
+        """Wait for the band :meth:`queue_band` queued (and free its buffers);
+        the seconds its kernel ran."""
+        if self._band_queued is None:
+            return 0.0
+        _, begun, done = self._band_queued
+        done.synchronize()
+        self._band_queued = None
+        return self._cp.cuda.get_elapsed_time(begun, done) / 1e3
 
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None, band=None):

@@ -25,18 +25,21 @@ next could not start beside it): the same end points, for tests on one GPU.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...scoring import Scoring
 from . import runtime
-from .scan import CudaGenomeScanner
+from .scan import BAND_ROWS, CudaGenomeScanner, _rounds
 from .scan_plan import LONG_STRIP
 
 __all__ = ["BandedGenomeScanner", "Band"]
 
 _PORTABLE_MAPPED = 1 | 2  # cudaHostAllocPortable | cudaHostAllocMapped
+#: The time of a strip of 8 rows a lane against half one of 16 (see :meth:`BandedGenomeScanner.rows_per_lane`).
+EIGHT_ROWS_COST = 1.15
 
 
 @dataclass(eq=False)
@@ -48,6 +51,7 @@ class Band:
 
     index: int
     count: int
+    rows_per_lane: int
     ext: int
     progress_in: int
     progress_out: int
@@ -60,7 +64,7 @@ class Band:
 
     @property
     def key(self) -> tuple:
-        return (self.index, self.count, self.ext, self.progress_in, self.progress_out,
+        return (self.index, self.count, self.rows_per_lane, self.ext, self.progress_in, self.progress_out,
                 self.ext_in.tobytes(), self.ext_out.tobytes())
 
 
@@ -83,6 +87,24 @@ class BandedGenomeScanner:
             return False
         batch = plan.batches[0]
         return bool(batch.long.all()) and int((-(-batch.d[:, 1] // LONG_STRIP)).min()) >= len(self.scanners)
+
+    def rows_per_lane(self, plan) -> int:
+        """The rows per lane of the band kernel for ``plan``: the shape whose
+        rounds of strips (``_rounds``: as many strips a round as the GPU
+        holds warps) cover the fewest rows, counting an 8-row strip as
+        :data:`EIGHT_ROWS_COST` of its rows (more of a warp's time goes to
+        moving values between lanes). ``SWGPU_BAND_ROWS`` (8 or 16) sets it."""
+        forced = os.environ.get("SWGPU_BAND_ROWS", "")
+        if forced.strip() in ("8", "16"):
+            return int(forced)
+        count, m = len(self.scanners), plan.batches[0].d[:, 1]
+        warps = self.scanners[-1]._band_warps
+
+        def cost(r: int) -> float:
+            strips = -(-m // (32 * r))
+            band = -(-strips // count)
+            return (_rounds(band, warps[r]).size - 1) * 32 * r * (EIGHT_ROWS_COST if r == 8 else 1.0)
+        return min(BAND_ROWS, key=cost)
 
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None):
@@ -111,24 +133,26 @@ class BandedGenomeScanner:
                                  count=(count - 1) * nprob)
         progress[:] = 0
         none = np.full(nprob, -1, dtype=np.int64)
+        rows = self.rows_per_lane(plan)
 
         def band(g: int) -> Band:  # boundary b lies between bands b and b + 1 (unused ends: boundary 0's)
             progress_of = lambda b: base + 4 * rows_ints + 4 * nprob * b  # noqa: E731
-            return Band(g, count, base, progress_of(max(g - 1, 0)), progress_of(min(g, count - 2)),
+            return Band(g, count, rows, base, progress_of(max(g - 1, 0)), progress_of(min(g, count - 2)),
                         (g - 1) * per_row + at if g > 0 else none, g * per_row + at if g < count - 1 else none)
 
-        queued = []
+        queued, seconds = [], {}
         try:
             for g, scanner in enumerate(self.scanners[:-1]):  # (each band only waits on the ones before it)
                 scanner.queue_band(queries, genome, bounds, floors, band(g), own, radius, max_span)
                 queued.append(scanner)
                 if self.serial:
-                    scanner.finish_band()
+                    seconds[g] = scanner.finish_band()
             out = last.candidates(queries, genome, bounds, min_score, keep, on_done, own, radius, max_span,
                                   band=band(count - 1))
         finally:
-            for scanner in queued:
-                scanner.finish_band()
+            for g, scanner in enumerate(queued):
+                seconds.setdefault(g, scanner.finish_band())
             del progress
-        self.last_timings = dict(last.last_timings, bands=count)
+        self.last_timings = dict(last.last_timings, bands=count, rows_per_lane=rows,
+                                 band_seconds=[seconds[g] for g in range(count - 1)] + [last.last_timings["kernel"]])
         return out

@@ -384,8 +384,8 @@ SC_COLMAX(sc_colmax_p16, 16, true)
 SC_LONG(sc_long_16, 16, false)
 SC_LONG(sc_long_p16, 16, true)
 
-#define SC_BAND(NAME, R, PACK)                                                                                   \
-    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS)                                                  \
+#define SC_BAND(NAME, R, PACK, MINB)                                                                             \
+    extern "C" __global__ void __launch_bounds__(32 * SC_WARPS, MINB)                                            \
     NAME(const unsigned char* __restrict__ A, const unsigned char* __restrict__ B,                              \
          const long long* __restrict__ desc, const int nprob, const long long* __restrict__ band,               \
          const long long* __restrict__ band_first, const long long* __restrict__ round_first,                  \
@@ -399,8 +399,10 @@ SC_LONG(sc_long_p16, 16, true)
                               progress, ext, eprog_in, eprog_out);                                               \
     }
 
-SC_BAND(sc_band_16, 16, false)
-SC_BAND(sc_band_p16, 16, true)
+SC_BAND(sc_band_16, 16, false, 1)
+SC_BAND(sc_band_p16, 16, true, 1)
+SC_BAND(sc_band_8, 8, false, 3)  // (three blocks a multiprocessor: at most 85 registers)
+SC_BAND(sc_band_p8, 8, true, 1)  // (95 registers: three blocks would spill)
 
 // sc_pair_pR -- the column maxima of two problems of one query at once, in
 // the two 16-bit halves of each register (DPX s16x2: the low half problem
