@@ -17,10 +17,13 @@ from test_scan_host import _case, _fake_cupy, _Kernels
 
 
 class _Pinned:
+    made = 0
+
     def __init__(self, size, flags=0):
         assert flags == 3, "portable and mapped"
         self.buf = bytearray(size)
-        self.ptr = 1 << 40
+        _Pinned.made += 1
+        self.ptr = _Pinned.made << 40
 
 
 class _BandKernels(_Kernels):
@@ -28,14 +31,14 @@ class _BandKernels(_Kernels):
         super().__init__(scoring)
         self.log = log
 
-    def _band(self, A, B, desc, nprob, band, band_first, round_first, nrounds, M, K, go, ge, rows, progress, ext,
-              pin, pout):
+    def _band(self, A, B, desc, nprob, band, band_first, round_first, nrounds, M, K, go, ge, rows, progress, ext_in,
+              ext_out, pin, pout):
         d = np.asarray(desc).reshape(-1, FIELDS)
         b = np.asarray(band).reshape(-1, 4)
         bf, rf = np.asarray(band_first), np.asarray(round_first)
         assert rf.size == int(nrounds) + 1 and rf[0] == 0 and rf[-1] == bf[-1] and (np.diff(rf) <= 8 * 8).all()
         assert (np.diff(bf) == b[:, 1] - b[:, 0]).all()
-        self.log.append((b.copy(), int(ext), int(pin), int(pout)))
+        self.log.append((b.copy(), (int(ext_in), int(ext_out)), int(pin), int(pout)))
         for p in range(int(nprob)):
             own = int(b[p, 1] - b[p, 0])
             self._colmax_into(A, B, d[p], rows, ((own - 1) & 1) * 3 * (int(d[p, 3]) + 1))
@@ -94,9 +97,12 @@ def test_bands_cover_every_strip_once_and_give_the_cpu_end_points(banded, monkey
     ins = np.stack([b[:, 2] for b, *_ in log])
     outs = np.stack([b[:, 3] for b, *_ in log])
     assert (ins[0] == -1).all() and (outs[-1] == -1).all() and (ins[1:] == outs[:-1]).all()
-    spans = sorted((int(a), int(a) + 3 * (int(n) + 1)) for a, n in zip(outs[:-1].ravel(), np.tile(d[:, 3], count - 1)))
-    assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))  # rows apart
-    assert [pin for _, _, pin, _ in log[1:]] == [pout for _, _, _, pout in log[:-1]]
+    for row in outs[:-1]:  # each boundary's rows apart
+        spans = sorted((int(a), int(a) + 3 * (int(n) + 1)) for a, n in zip(row, d[:, 3]))
+        assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))
+    assert [pin for _, _, pin, _ in log[1:]] == [pout for _, _, _, pout in log[:-1]]  # a boundary's two sides
+    assert [e[0] for _, e, _, _ in log[1:]] == [e[1] for _, e, _, _ in log[:-1]]
+    assert len({pout for _, _, _, pout in log[:-1]}) == count - 1  # a boundary each
 
 
 def test_rounds_hold_whole_bands_where_they_fit():

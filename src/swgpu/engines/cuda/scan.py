@@ -254,8 +254,8 @@ class CudaGenomeScanner(ScanLayout):
             progress = cp.zeros(strips, dtype=np.int32)
             self._band[band.rows_per_lane]((self._band_warps[band.rows_per_lane] // WARPS,), (32 * WARPS,),
                        (A, B, sel, i32(n), spans, sfirst, rounds, i32(nrounds), self._matrix, i32(self._K)) + gaps
-                       + (rows, progress, np.uint64(band.ext), np.uint64(band.progress_in),
-                          np.uint64(band.progress_out)))
+                       + (rows, progress, np.uint64(band.rows_in), np.uint64(band.rows_out),
+                          np.uint64(band.progress_in), np.uint64(band.progress_out)))
             if not band.last:  # its row goes to the next band; the end points come from the last
                 return rows, progress, A, B
         elif memo["long"] is not None:

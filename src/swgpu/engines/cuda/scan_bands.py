@@ -9,9 +9,10 @@ as one GPU would) and runs a band of each problem's strips of query rows --
 GPU ``g`` the strips ``g * S / G`` to ``(g + 1) * S / G`` of the problem's
 ``S`` (``kernels/scan.cu``: ``sc_band``). The last strip of a band writes
 its last row (``H``, the ``F`` entering the row below, and the column
-maxima so far) to host memory that every GPU maps, and publishes how many
-columns it has written; the first strip of the next band reads them as
-they come, as the strips within a GPU follow one another. The bands run at
+maxima so far) into the next GPU's memory (peer access; host memory both
+map where there is none), and publishes how many columns it has written;
+the first strip of the next band reads them as they come, as the strips
+within a GPU follow one another. The bands run at
 once, each a few columns behind the one above; every cell is computed once,
 and the last GPU applies the end-point rule to the column maxima of the
 last row -- the end points one GPU finds.
@@ -26,6 +27,7 @@ next could not start beside it): the same end points, for tests on one GPU.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,21 +40,25 @@ from .scan_plan import LONG_STRIP
 __all__ = ["BandedGenomeScanner", "Band"]
 
 _PORTABLE_MAPPED = 1 | 2  # cudaHostAllocPortable | cudaHostAllocMapped
-#: The time of a strip of 8 rows a lane against half one of 16 (see :meth:`BandedGenomeScanner.rows_per_lane`).
-EIGHT_ROWS_COST = 1.15
+#: The time of a strip of 8 rows a lane against half one of 16 (see
+#: :meth:`BandedGenomeScanner.rows_per_lane`; measured on four H100s, packed DNA
+#: scores, 16 warps a multiprocessor in both).
+EIGHT_ROWS_COST = 1.55
 
 
 @dataclass(eq=False)
 class Band:
-    """GPU ``index`` of ``count``: where its first strips read the row above
-    (``ext_in``: int offsets in ``ext`` per problem, -1 for the first band)
-    and its last strips write theirs (``ext_out``; -1 for the last band),
-    and the progress ints of those rows (device-visible host addresses)."""
+    """GPU ``index`` of ``count`` (strips of ``rows_per_lane`` rows a lane):
+    where its first strips read the row above (``ext_in``: int offsets from
+    the address ``rows_in`` per problem, -1 for the first band) and its last
+    strips write theirs (``ext_out`` from ``rows_out``; -1 for the last
+    band), and the progress ints of those rows (device-visible addresses)."""
 
     index: int
     count: int
     rows_per_lane: int
-    ext: int
+    rows_in: int
+    rows_out: int
     progress_in: int
     progress_out: int
     ext_in: np.ndarray
@@ -64,8 +70,8 @@ class Band:
 
     @property
     def key(self) -> tuple:
-        return (self.index, self.count, self.rows_per_lane, self.ext, self.progress_in, self.progress_out,
-                self.ext_in.tobytes(), self.ext_out.tobytes())
+        return (self.index, self.count, self.rows_per_lane, self.rows_in, self.rows_out, self.progress_in,
+                self.progress_out, self.ext_in.tobytes(), self.ext_out.tobytes())
 
 
 class BandedGenomeScanner:
@@ -76,8 +82,11 @@ class BandedGenomeScanner:
         ids = [int(d) for d in device_ids]
         if not ids:
             raise ValueError("a banded scan needs at least one GPU")
-        self.scanners = [CudaGenomeScanner(scoring, d, method) for d in ids]
+        with ThreadPoolExecutor(len(ids)) as pool:  # (the GPUs' contexts start at once)
+            self.scanners = list(pool.map(lambda d: CudaGenomeScanner(scoring, d, method), ids))
+        self.devices = ids
         self.serial = len(set(ids)) != len(ids)  # a GPU given twice: its bands one after another
+        self._linked: set = set()  # (GPU, peer) pairs with peer access on
         self.last_timings: dict = {}
         self._cp = runtime.cupy()
 
@@ -87,6 +96,48 @@ class BandedGenomeScanner:
             return False
         batch = plan.batches[0]
         return bool(batch.long.all()) and int((-(-batch.d[:, 1] // LONG_STRIP)).min()) >= len(self.scanners)
+
+    def _boundaries(self, count: int, ints: int, nprob: int):
+        """The rows handed between bands: for each of ``count`` boundaries,
+        ``ints`` ints of rows and ``nprob`` progress ints (zeroed), in the
+        memory of the GPU below where the GPU above can write it (peer
+        access), else in host memory both map. Returns what holds them and
+        each boundary's two addresses."""
+        cp = self._cp
+        held, links = [], []
+        for b in range(count):
+            up, down = self.devices[b], self.devices[b + 1]
+            if up == down or self._peer(up, down):
+                with cp.cuda.Device(down):
+                    rows, progress = cp.empty(ints, dtype=np.int32), cp.zeros(nprob, dtype=np.int32)
+                    cp.cuda.Device(down).synchronize()  # (zeroed before the GPU above writes)
+                held.append((rows, progress))
+                links.append((int(rows.data.ptr), int(progress.data.ptr)))
+            else:
+                mem = cp.cuda.PinnedMemory(4 * (ints + nprob), _PORTABLE_MAPPED)
+                np.frombuffer(cp.cuda.PinnedMemoryPointer(mem, 4 * ints), dtype=np.int32, count=nprob)[:] = 0
+                held.append(mem)
+                links.append((int(mem.ptr), int(mem.ptr) + 4 * ints))
+        return held, links
+
+    def _peer(self, up: int, down: int) -> bool:
+        """Whether GPU ``up`` writes GPU ``down``'s memory (peer access turned on once)."""
+        if (up, down) in self._linked:
+            return True
+        try:
+            rt = self._cp.cuda.runtime
+            if not rt.deviceCanAccessPeer(up, down):
+                return False
+            with self._cp.cuda.Device(up):
+                try:
+                    rt.deviceEnablePeerAccess(down)
+                except rt.CUDARuntimeError as exc:  # (on already: cudaErrorPeerAccessAlreadyEnabled)
+                    if "AlreadyEnabled" not in str(exc):
+                        raise
+        except Exception:  # no peer access: host memory
+            return False
+        self._linked.add((up, down))
+        return True
 
     def rows_per_lane(self, plan) -> int:
         """The rows per lane of the band kernel for ``plan``: the shape whose
@@ -120,25 +171,18 @@ class BandedGenomeScanner:
             return out
         count = len(self.scanners)
         d = plan.batches[0].d
-        sizes = 3 * (d[:, 3] + 1)  # H, F and C of a problem's row
-        at = np.zeros(d.shape[0], dtype=np.int64)
-        np.cumsum(sizes[:-1], out=at[1:])
-        per_row = int(sizes.sum())
-        rows_ints = (count - 1) * per_row
         nprob = d.shape[0]
-        # the rows between bands and their progress, in host memory every GPU maps (zeroed progress)
-        mem = self._cp.cuda.PinnedMemory(4 * (rows_ints + (count - 1) * nprob), _PORTABLE_MAPPED)
-        base = int(mem.ptr)
-        progress = np.frombuffer(self._cp.cuda.PinnedMemoryPointer(mem, 4 * rows_ints), dtype=np.int32,
-                                 count=(count - 1) * nprob)
-        progress[:] = 0
+        sizes = 3 * (d[:, 3] + 1)  # H, F and C of a problem's row
+        at = np.zeros(nprob, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=at[1:])
+        held, links = self._boundaries(count - 1, int(sizes.sum()), nprob)  # (rows, progress) addresses
         none = np.full(nprob, -1, dtype=np.int64)
         rows = self.rows_per_lane(plan)
 
         def band(g: int) -> Band:  # boundary b lies between bands b and b + 1 (unused ends: boundary 0's)
-            progress_of = lambda b: base + 4 * rows_ints + 4 * nprob * b  # noqa: E731
-            return Band(g, count, rows, base, progress_of(max(g - 1, 0)), progress_of(min(g, count - 2)),
-                        (g - 1) * per_row + at if g > 0 else none, g * per_row + at if g < count - 1 else none)
+            above, below = links[max(g - 1, 0)], links[min(g, count - 2)]
+            return Band(g, count, rows, above[0], below[0], above[1], below[1], at if g > 0 else none,
+                        at if g < count - 1 else none)
 
         queued, seconds = [], {}
         try:
@@ -152,7 +196,7 @@ class BandedGenomeScanner:
         finally:
             for g, scanner in enumerate(queued):
                 seconds.setdefault(g, scanner.finish_band())
-            del progress
+            del held
         self.last_timings = dict(last.last_timings, bands=count, rows_per_lane=rows,
                                  band_seconds=[seconds[g] for g in range(count - 1)] + [last.last_timings["kernel"]])
         return out

@@ -294,12 +294,12 @@ __device__ __forceinline__ void sc_long_body(const unsigned char* __restrict__ A
 // that several GPUs share a long query's rows: this GPU runs strips
 // band[4 p] .. band[4 p + 1] - 1 of problem p (band_first: prefix sums of the
 // band's strips, as strip_first), the first of them reading the row above
-// from ext + band[4 p + 2] (H, F, C of n + 1 columns each, in host memory
-// that the GPU of the band above writes; -1: the band starts the problem)
-// as that GPU publishes in eprog[p] (ints in host memory, one per problem
-// and boundary: eprog_in for the row this band reads, eprog_out for the one
-// it writes); its last strip, unless the problem's last, writes its row to
-// ext + band[4 p + 3] and publishes in eprog_out[p]. Strips within the band
+// from ext_in + band[4 p + 2] (H, F, C of n + 1 columns each, that the GPU of
+// the band above writes -- in this GPU's memory, through the GPUs' link, or
+// in host memory that both map; -1: the band starts the problem) as that GPU
+// publishes in eprog_in[p] (an int per problem beside those rows); its last
+// strip, unless the problem's last, writes its row to ext_out + band[4 p + 3]
+// and publishes in eprog_out[p]. Strips within the band
 // use the row buffer and progress as sc_long does (slot parity by the
 // strip's place in the band). The strips run in rounds (warp w takes strip
 // round_first[r] + w of round r, if below round_first[r + 1]): the host
@@ -314,8 +314,8 @@ __device__ __forceinline__ void sc_band_body(const unsigned char* __restrict__ A
                                              const long long* __restrict__ band_first,
                                              const long long* __restrict__ round_first, const int nrounds,
                                              const int* __restrict__ SM, const int K, const int go, const int ge,
-                                             int* __restrict__ rows, int* __restrict__ progress, int* ext,
-                                             int* eprog_in, int* eprog_out)
+                                             int* __restrict__ rows, int* __restrict__ progress, int* ext_rows_in,
+                                             int* ext_rows_out, int* eprog_in, int* eprog_out)
 {
     const long long w = (long long)blockIdx.x * SC_WARPS + (threadIdx.x >> 5);
     for (int r = 0; r < nrounds; ++r) {
@@ -336,8 +336,8 @@ __device__ __forceinline__ void sc_band_body(const unsigned char* __restrict__ A
         const bool multi = s + 1 < strips;
         const bool ext_in = local == 0 && s > 0;
         const bool ext_out = s + 1 == (int)bd[1] && multi;
-        int* in = ext_in ? ext + bd[2] : rows + d[4] + (long long)((local + 1) & 1) * 3 * (n + 1);
-        int* out = ext_out ? ext + bd[3] : rows + d[4] + (long long)(local & 1) * 3 * (n + 1);
+        int* in = ext_in ? ext_rows_in + bd[2] : rows + d[4] + (long long)((local + 1) & 1) * 3 * (n + 1);
+        int* out = ext_out ? ext_rows_out + bd[3] : rows + d[4] + (long long)(local & 1) * 3 * (n + 1);
         sc_strip<R, PACK, true>(A + d[0], pad, B + d[2], n, s, SM, K, go, ge, in, in + (n + 1), in + 2 * (n + 1), out,
                                 out + (n + 1), out + 2 * (n + 1), multi,
                                 ext_in ? eprog_in + lo : progress + (local > 0 ? g - 1 : g),
@@ -390,13 +390,14 @@ SC_LONG(sc_long_p16, 16, true)
          const long long* __restrict__ desc, const int nprob, const long long* __restrict__ band,               \
          const long long* __restrict__ band_first, const long long* __restrict__ round_first,                  \
          const int nrounds, const int* __restrict__ M, const int K, const int go, const int ge,                 \
-         int* __restrict__ rows, int* __restrict__ progress, int* ext, int* eprog_in, int* eprog_out)           \
+         int* __restrict__ rows, int* __restrict__ progress, int* ext_in, int* ext_out, int* eprog_in,          \
+         int* eprog_out)                                                                                        \
     {                                                                                                            \
         __shared__ int SM[SC_MAXK * SC_MAXK + SC_MAXK];  /* and a zero row K * K, for padding rows */           \
         for (int x = threadIdx.x; x < K * K + K; x += blockDim.x) SM[x] = x < K * K ? M[x] : 0;                 \
         __syncthreads();                                                                                         \
         sc_band_body<R, PACK>(A, B, desc, nprob, band, band_first, round_first, nrounds, SM, K, go, ge, rows,    \
-                              progress, ext, eprog_in, eprog_out);                                               \
+                              progress, ext_in, ext_out, eprog_in, eprog_out);                                   \
     }
 
 SC_BAND(sc_band_16, 16, false, 1)
