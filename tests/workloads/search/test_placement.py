@@ -136,3 +136,34 @@ def test_shards_score_like_the_whole_database():
     for g, w in zip(got, want):
         assert g.tolist() == w.tolist()
 
+
+
+@pytest.mark.parametrize("parts", [2, 3, 4])
+def test_a_large_database_is_dealt_in_blocks_and_gathered_back(parts):
+    rng = np.random.default_rng(parts)
+    block = 8
+    lengths = rng.integers(1, 600, size=16 * parts * block + 5)
+    groups = partition_by_residues(lengths, parts, block=block)
+    flat = np.concatenate(groups)
+    assert sorted(flat.tolist()) == list(range(lengths.size))
+    for g in groups:  # whole blocks of consecutive sequences (the last block may be short)
+        assert np.all(np.diff(g) > 0)
+        firsts = g[np.concatenate([[True], np.diff(g) != 1])]
+        assert np.all(firsts % block == 0)
+    loads = [int(lengths[g].sum()) for g in groups]
+    top_block = int(np.add.reduceat(lengths, np.arange(0, lengths.size, block)).max())
+    assert max(loads) - min(loads) <= top_block
+    # scores come back in database order: slices (long runs) and one by one (short ones) alike
+    scores = [[rng.integers(-5, 99, g.size).astype(np.int32) for _ in range(3)] for g in groups]
+    want = [np.zeros(lengths.size, np.int32) for _ in range(3)]
+    for g, per_query in zip(groups, scores):
+        for w, sc in zip(want, per_query):
+            w[g] = sc
+    full = gather_scores(lengths.size, 3, [(Shard(None, g), sc) for g, sc in zip(groups, scores)])
+    assert all((a == b).all() for a, b in zip(full, want))
+    part = gather_scores(lengths.size, 3, [(Shard(None, g), sc) for g, sc in zip(groups[1:], scores[1:])])
+    missing = groups[0]
+    for a, b in zip(part, want):  # positions of a part not given are 0 (not uninitialised memory)
+        assert (a[missing] == 0).all()
+        rest = np.setdiff1d(np.arange(lengths.size), missing)
+        assert (a[rest] == b[rest]).all()

@@ -19,7 +19,7 @@ from ...engines.registry import is_accelerator
 from ...exceptions import EngineError
 from ...io.database import Database
 
-__all__ = ["devices", "partition_by_residues", "Shard", "gather_scores"]
+__all__ = ["devices", "partition_by_residues", "Shard", "gather_scores", "BLOCK"]
 
 
 def devices(device: str = "auto", gpus: list[int] | None = None, threads: int | None = None) -> list[Engine]:
@@ -35,12 +35,33 @@ def devices(device: str = "auto", gpus: list[int] | None = None, threads: int | 
     return [get_engine(name, g, threads=threads) for g in ids]
 
 
-def partition_by_residues(lengths: np.ndarray, parts: int) -> list[np.ndarray]:
+#: Consecutive sequences dealt to a part together when the database is large
+#: (:func:`partition_by_residues`): its scores come back as slices, not one by one.
+BLOCK = 1024
+
+
+def partition_by_residues(lengths: np.ndarray, parts: int, block: int | None = None) -> list[np.ndarray]:
     """Split sequence indices into ``parts`` groups of nearly equal total length:
     longest first, dealt to the groups in snake order (0, 1, ..., p - 1,
     p - 1, ..., 0, ...), so the totals differ by at most the longest length;
-    array operations, for databases of millions. Each group is sorted."""
+    array operations, for databases of millions. Each group is sorted.
+
+    A database of at least 16 blocks a part is dealt in blocks of ``block``
+    (:data:`BLOCK`) consecutive sequences instead, the totals then within a
+    block's residues: every part gets blocks of every size, and
+    :func:`gather_scores` puts each part's scores back a block at a time."""
     lengths = np.asarray(lengths)
+    block = BLOCK if block is None else int(block)
+    n = lengths.size
+    if block > 1 and n >= 16 * parts * block:
+        firsts = np.arange(0, n, block)
+        groups = _snake(np.add.reduceat(lengths.astype(np.int64), firsts), parts)
+        return [np.concatenate([np.arange(b * block, min(n, (b + 1) * block), dtype=np.int64) for b in g.tolist()])
+                for g in groups]
+    return _snake(lengths, parts)
+
+
+def _snake(lengths: np.ndarray, parts: int) -> list[np.ndarray]:
     order = np.argsort(-lengths, kind="stable")
     rank = np.arange(order.size, dtype=np.int64)
     lane = rank % parts
@@ -66,11 +87,22 @@ class Shard:
 
 
 def gather_scores(n: int, count: int, shard_scores: list[tuple["Shard", list[np.ndarray]]]) -> list[np.ndarray]:
-    """Per query, the scores of all ``n`` sequences from the shards' parts."""
+    """Per query, the scores of all ``n`` sequences from the shards' parts
+    (a part of long runs of consecutive sequences a run at a time)."""
     if len(shard_scores) == 1 and shard_scores[0][0].members.size == n:
         return [np.asarray(sc, dtype=np.int32) for sc in shard_scores[0][1]]
-    out = [np.zeros(n, dtype=np.int32) for _ in range(count)]
+    covered = sum(np.asarray(shard.members).size for shard, _ in shard_scores) == n  # (parts of one partition)
+    out = [(np.empty if covered else np.zeros)(n, dtype=np.int32) for _ in range(count)]
     for shard, per_query in shard_scores:
-        for o, sc in zip(out, per_query):
-            o[shard.members] = sc
+        members = np.asarray(shard.members)
+        cut = np.flatnonzero(np.diff(members) != 1) + 1  # where runs of consecutive members start
+        if members.size and (cut.size + 1) * 64 <= members.size:
+            starts = np.concatenate([[0], cut]).tolist()
+            runs = list(zip(starts, members[starts].tolist(), np.diff(starts + [members.size]).tolist()))
+            for o, sc in zip(out, per_query):
+                for at, first, size in runs:
+                    o[first:first + size] = sc[at:at + size]
+        else:
+            for o, sc in zip(out, per_query):
+                o[members] = sc
     return out
