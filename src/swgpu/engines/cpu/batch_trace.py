@@ -4,7 +4,8 @@
 two :class:`~swgpu.io.sequence_batch.SequenceBatch` hold them) and runs, for
 each pair inside one Numba function, the passes that
 :func:`~swgpu.align.traceback.local_align` runs one pair at a time: the end
-(:func:`.pairwise.sw_end`), the start (the anchored reverse pass,
+(:func:`.pairwise.sw_end`, or :func:`.pairwise.sw_end_last` for alignments
+that end at the target's last letter), the start (the anchored reverse pass,
 :func:`.pairwise.sw_start`, which finds the start the striped local pass
 finds from a true end cell), and the path of the box between them
 (:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
@@ -23,7 +24,7 @@ import numba as nb
 import numpy as np
 
 from .jit import announce_compile
-from .pairwise import nw_path, sw_end, sw_start
+from .pairwise import nw_path, sw_end, sw_end_last, sw_start
 
 __all__ = ["trace_packed"]
 
@@ -35,7 +36,7 @@ _RANGES_PER_THREAD = 16
 
 
 @nb.njit(nogil=True, cache=True)
-def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, a, b,
+def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, last, a, b,
            best, i0, j0, i1, j1, ops, room, count, big):  # pragma: no cover
     for k in range(a, b):
         m = qlen[k]
@@ -44,7 +45,10 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
             continue
         q = qcodes[qstart[k]:qstart[k] + m]
         t = tcodes[tstart[k]:tstart[k] + n]
-        score, ie, je = sw_end(q, t, matrix, go, ge)
+        if last:  # the best alignment that ends with a pair at the target's last letter
+            score, ie, je = sw_end_last(q, t, matrix, go, ge)
+        else:
+            score, ie, je = sw_end(q, t, matrix, go, ge)
         if score <= 0:
             continue
         ri, rj = sw_start(q[:ie][::-1].copy(), t[:je][::-1].copy(), matrix, go, ge, score)
@@ -71,13 +75,15 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
 
 
 def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
-                 base_cells: int, threads: int = 1):
+                 base_cells: int, threads: int = 1, end_at_last: bool = False):
     """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
     target likewise): ``(best, i0, j0, i1, j1, ops, offsets, big)``, the
     alignment of pair ``k`` from ``(i0[k], j0[k])`` to ``(i1[k], j1[k])`` along
     ``ops[offsets[k]:offsets[k + 1]]`` (0 pair, 1 query letter against a gap, 2
     target letter against a gap; empty without an alignment), ``big`` the pairs
-    whose path is left to the caller (empty here; their start and end found)."""
+    whose path is left to the caller (empty here; their start and end found).
+    ``end_at_last``: each alignment the best that ends with a pair at its
+    target's last letter (:func:`.pairwise.sw_end_last`)."""
     qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
     tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
     n = qlen.size
@@ -88,7 +94,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     ops = np.empty(int(room[-1]), np.uint8)
     m32 = np.ascontiguousarray(matrix, dtype=np.int32)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32, np.int32(gap_open), np.int32(gap_extend),
-            np.int64(base_cells))
+            np.int64(base_cells), bool(end_at_last))
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
     threads = max(1, int(threads or os.cpu_count() or 1))
     per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(64, -(-n // (threads * _RANGES_PER_THREAD))))

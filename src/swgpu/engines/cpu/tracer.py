@@ -170,11 +170,11 @@ class CpuTracer(PairTracer):
 
     def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list:
         pairs = list(pairs)
-        if not end_at_last and len(pairs) > 1:
-            return self._align_packed(pairs, executor, expected)
+        if len(pairs) > 1:
+            return self._align_packed(pairs, executor, expected, end_at_last)
         return self._align_each(pairs, executor, expected, end_at_last)
 
-    def _align_packed(self, pairs, executor, expected) -> list:
+    def _align_packed(self, pairs, executor, expected, end_at_last: bool = False) -> list:
         """The small pairs traced packed, the others one by one; in order."""
         import numpy as np
 
@@ -193,7 +193,8 @@ class CpuTracer(PairTracer):
             np.cumsum(tl, out=to[1:])
             qc = np.concatenate([q.codes for q in qs]).astype(np.uint8, copy=False)
             tc = np.concatenate([t.codes for t in ts]).astype(np.uint8, copy=False)
-            paths = self.trace_packed(qc, qo[:-1], ql, tc, to[:-1], tl, threads=getattr(executor, "threads", None))
+            paths = self.trace_packed(qc, qo[:-1], ql, tc, to[:-1], tl, threads=getattr(executor, "threads", None),
+                                      end_at_last=end_at_last)
             idx = np.arange(len(small))
             batch = AlignmentBatch.from_paths(qc, qo, tc, to, idx, idx, paths.i0, paths.j0, paths.ops, paths.off,
                                               paths.best, self.scoring.alphabet.unknown_code)
@@ -202,7 +203,7 @@ class CpuTracer(PairTracer):
         rest = [k for k in range(len(pairs)) if out[k] is None]
         if rest:
             hints = None if expected is None else [list(expected)[k] for k in rest]
-            for k, aln in zip(rest, self._align_each([pairs[k] for k in rest], executor, hints, False)):
+            for k, aln in zip(rest, self._align_each([pairs[k] for k in rest], executor, hints, end_at_last)):
                 out[k] = aln
         return out
 
@@ -247,7 +248,8 @@ class CpuTracer(PairTracer):
     #: Threads of :meth:`trace_packed` (the engine's).
     threads = 1
 
-    def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None, threads: int | None = None):
+    def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None, threads: int | None = None,
+                     end_at_last: bool = False):
         """The paths of many pairs whose codes lie end to end (see
         :meth:`swgpu.engines.cuda.traceback.CudaTracer.trace_packed`): short
         ones traced in compiled ranges on :attr:`threads` threads
@@ -255,7 +257,7 @@ class CpuTracer(PairTracer):
         larger than ``base_cells`` by the Myers-Miller passes of
         :func:`~swgpu.align.traceback.global_ops`; the alignments of
         :meth:`align`, path for path. ``expected`` is not needed; ``threads``:
-        default :attr:`threads`."""
+        default :attr:`threads`; ``end_at_last``: as :meth:`align_many`."""
         import numpy as np
 
         from ...align.batch import Paths
@@ -266,7 +268,7 @@ class CpuTracer(PairTracer):
         matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
         best, i0, j0, i1, j1, ops, off, big = trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix,
                                                             sc.gap_open, sc.gap_extend, self.base_cells,
-                                                            threads or self.threads)
+                                                            threads or self.threads, end_at_last)
         if big.size:  # their paths between the found start and end, divided first
             pieces = {}
             for k in big.tolist():
