@@ -36,7 +36,7 @@ _RANGES_PER_THREAD = 16
 
 
 @nb.njit(nogil=True, cache=True)
-def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, last, a, b,
+def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, given, ends, a, b,
            best, i0, j0, i1, j1, ops, room, count, big):  # pragma: no cover
     for k in range(a, b):
         m = qlen[k]
@@ -45,8 +45,8 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
             continue
         q = qcodes[qstart[k]:qstart[k] + m]
         t = tcodes[tstart[k]:tstart[k] + n]
-        if last:  # the best alignment that ends with a pair at the target's last letter
-            score, ie, je = sw_end_last(q, t, matrix, go, ge)
+        if given:  # (score, end row, end column) found before (:func:`_ends_last`)
+            score, ie, je = ends[k, 0], ends[k, 1], ends[k, 2]
         else:
             score, ie, je = sw_end(q, t, matrix, go, ge)
         if score <= 0:
@@ -74,6 +74,22 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         count[k] = path.shape[0]
 
 
+@nb.njit(nogil=True, cache=True)
+def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b, ends):  # pragma: no cover
+    """``ends[k]``: the best score of an alignment of pair ``k`` that ends with
+    a pair at the target's last letter, and that end (a kernel of its own: a
+    machine's first run compiles only the end pass it uses)."""
+    for k in range(a, b):
+        m = qlen[k]
+        n = tlen[k]
+        if m == 0 or n == 0:
+            continue
+        score, ie, je = sw_end_last(qcodes[qstart[k]:qstart[k] + m], tcodes[tstart[k]:tstart[k] + n], matrix, go, ge)
+        ends[k, 0] = score
+        ends[k, 1] = ie
+        ends[k, 2] = je
+
+
 def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
                  base_cells: int, threads: int = 1, end_at_last: bool = False):
     """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
@@ -93,21 +109,28 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     np.cumsum(qlen + tlen, out=room[1:])
     ops = np.empty(int(room[-1]), np.uint8)
     m32 = np.ascontiguousarray(matrix, dtype=np.int32)
-    args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32, np.int32(gap_open), np.int32(gap_extend),
-            np.int64(base_cells), bool(end_at_last))
+    gaps = (np.int32(gap_open), np.int32(gap_extend))
+    ends = np.zeros((n if end_at_last else 1, 3), np.int64)
+    args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(end_at_last), ends)
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
     threads = max(1, int(threads or os.cpu_count() or 1))
     per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(64, -(-n // (threads * _RANGES_PER_THREAD))))
     cuts = list(range(0, n, per)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
-    announce_compile(_trace)
+    announce_compile(_trace, *((_ends_last,) if end_at_last else ()))
+
+    def one(ab):
+        if end_at_last:
+            _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, m32, *gaps, ab[0], ab[1], ends)
+        _trace(*args, ab[0], ab[1], *outs)
+
     workers = max(1, min(threads, len(parts)))
     if workers == 1:
-        for a, b in parts:
-            _trace(*args, a, b, *outs)
+        for ab in parts:
+            one(ab)
     else:
         with ThreadPoolExecutor(workers, thread_name_prefix="swgpu-trace") as pool:
-            list(pool.map(lambda ab: _trace(*args, ab[0], ab[1], *outs), parts))
+            list(pool.map(one, parts))
     offsets = np.zeros(n + 1, np.int64)
     np.cumsum(count, out=offsets[1:])
     keep = np.repeat(room[:-1] - offsets[:-1], count) + np.arange(int(offsets[-1]))
