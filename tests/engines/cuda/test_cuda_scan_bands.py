@@ -22,7 +22,7 @@ def _gpus() -> int:
 def _case(seed: int, m: int):
     rng = np.random.default_rng(seed)
     q = rng.integers(0, 4, m).astype(np.uint8)
-    sizes = (3_000, 40_000, 25_000)
+    sizes = (3_000, 50, 40_000, 100, 25_000)  # (records shorter than what a band publishes at once)
     genome = rng.integers(0, 4, sum(sizes)).astype(np.uint8)
     bounds = np.cumsum([0, *sizes])
     for at, piece in ((2_000, q[:900]), (10_000, q), (50_000, q[m // 3:]), (60_000, q[::-1][:m // 2])):

@@ -13,7 +13,7 @@ from swgpu.engines import get_engine
 from swgpu.engines.cuda import runtime
 from swgpu.engines.cuda.scan_plan import FIELDS
 
-from test_scan_host import _case, _fake_cupy, _Kernels
+from test_scan_host import _case, _Ctx, _fake_cupy, _Kernels
 
 
 class _Pinned:
@@ -52,6 +52,7 @@ def banded(monkeypatch):
     cp = _fake_cupy()
     cp.cuda.PinnedMemory, cp.cuda.PinnedMemoryPointer = _Pinned, lambda mem, off: memoryview(mem.buf)[off:]
     monkeypatch.setattr(runtime, "cupy", lambda: cp)
+    monkeypatch.setattr(_Ctx, "synchronize", lambda self: None, raising=False)
     monkeypatch.setattr(runtime, "resident_blocks", lambda *a, **k: 8)
     kernels = {}
 
@@ -121,3 +122,27 @@ def test_short_queries_run_on_the_last_gpu(banded):
     scanner, kernels = make(scoring, 2)
     scanner.candidates(queries[:3], genome, bounds, 5, 10)
     assert scanner.last_timings["bands"] == 1 and not log
+
+
+def test_gpus_that_lay_out_other_problems_run_on_the_last_gpu(banded, monkeypatch):
+    """Bands need the same problems on every GPU (GPUs of other sizes may cut records otherwise)."""
+    make, log = banded
+    scoring = Scoring.default("dna")
+    queries, genome, bounds = _case(4)
+    queries = [np.concatenate([q] * 3) for q in queries if q.size >= 600]
+    scanner, kernels = make(scoring, 2)
+    real = scanner.scanners[0]._plan
+
+    def other(*a, **k):  # this GPU's plan: its problems' windows one column narrower
+        plan = real(*a, **k)
+        d = plan.batches[0].d.copy()
+        d[:, 3] -= 1
+        plan.batches[0].d = d
+        return plan
+    monkeypatch.setattr(scanner.scanners[0], "_plan", other)
+    assert not scanner.takes(queries, bounds, 5)
+    got = scanner.candidates(queries, genome, bounds, 5, 20)
+    assert scanner.last_timings["bands"] == 1 and not log
+    want = get_engine("cpu").genome_scanner(scoring).candidates(queries, genome, bounds, 5, 20)
+    for (ca, sa), (cb, sb) in zip(got, want):
+        assert ca.tolist() == cb.tolist() and sa.tolist() == sb.tolist()

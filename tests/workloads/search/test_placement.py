@@ -141,7 +141,7 @@ def test_shards_score_like_the_whole_database():
 @pytest.mark.parametrize("parts", [2, 3, 4])
 def test_a_large_database_is_dealt_in_blocks_and_gathered_back(parts):
     rng = np.random.default_rng(parts)
-    block = 8
+    block = 64  # (runs of 64 and more: the slices)
     lengths = rng.integers(1, 600, size=16 * parts * block + 5)
     groups = partition_by_residues(lengths, parts, block=block)
     flat = np.concatenate(groups)
@@ -153,7 +153,8 @@ def test_a_large_database_is_dealt_in_blocks_and_gathered_back(parts):
     loads = [int(lengths[g].sum()) for g in groups]
     top_block = int(np.add.reduceat(lengths, np.arange(0, lengths.size, block)).max())
     assert max(loads) - min(loads) <= top_block
-    # scores come back in database order: slices (long runs) and one by one (short ones) alike
+    # scores come back in database order: a part of long runs by slices, one of short runs one by one
+    snake = partition_by_residues(lengths, parts, block=1)
     scores = [[rng.integers(-5, 99, g.size).astype(np.int32) for _ in range(3)] for g in groups]
     want = [np.zeros(lengths.size, np.int32) for _ in range(3)]
     for g, per_query in zip(groups, scores):
@@ -161,6 +162,9 @@ def test_a_large_database_is_dealt_in_blocks_and_gathered_back(parts):
             w[g] = sc
     full = gather_scores(lengths.size, 3, [(Shard(None, g), sc) for g, sc in zip(groups, scores)])
     assert all((a == b).all() for a, b in zip(full, want))
+    one_by_one = gather_scores(lengths.size, 3, [(Shard(None, g), [np.full(g.size, 7, np.int32)] * 3)
+                                                 for g in snake])
+    assert all((a == 7).all() for a in one_by_one)
     part = gather_scores(lengths.size, 3, [(Shard(None, g), sc) for g, sc in zip(groups[1:], scores[1:])])
     missing = groups[0]
     for a, b in zip(part, want):  # positions of a part not given are 0 (not uninitialised memory)

@@ -157,6 +157,19 @@ class BandedGenomeScanner:
             return (_rounds(band, warps[r]).size - 1) * 32 * r * (EIGHT_ROWS_COST if r == 8 else 1.0)
         return min(BAND_ROWS, key=cost)
 
+    def takes(self, queries, bounds, min_score, own=None, radius=None, max_span=None) -> bool:
+        """Whether a call with these arguments runs in bands: its plan is
+        :meth:`bandable`, and every GPU lays out the same problems (GPUs of
+        other sizes could cut the records differently)."""
+        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
+        bounds = np.asarray(bounds, dtype=np.int64)
+        plans = [s._plan(queries, bounds, floors, own, radius, max_span) for s in self.scanners]
+        if not self.bandable(plans[-1]):
+            return False
+        d = plans[-1].batches[0].d
+        return all(len(p.batches) == 1 and np.array_equal(p.batches[0].d, d) for p in plans)
+
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
@@ -165,7 +178,7 @@ class BandedGenomeScanner:
         floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
         bounds = np.asarray(bounds, dtype=np.int64)
         plan = last._plan(queries, bounds, floors, own, radius, max_span)
-        if not self.bandable(plan):
+        if not self.takes(queries, bounds, floors, own, radius, max_span):
             out = last.candidates(queries, genome, bounds, min_score, keep, on_done, own, radius, max_span)
             self.last_timings = dict(last.last_timings, bands=1)
             return out
@@ -196,6 +209,8 @@ class BandedGenomeScanner:
         finally:
             for g, scanner in enumerate(queued):
                 seconds.setdefault(g, scanner.finish_band())
+            with self._cp.cuda.Device(last.device_id):  # (an error after its launch: its kernel still reads them)
+                last._stream.synchronize()
             del held
         self.last_timings = dict(last.last_timings, bands=count, rows_per_lane=rows,
                                  band_seconds=[seconds[g] for g in range(count - 1)] + [last.last_timings["kernel"]])

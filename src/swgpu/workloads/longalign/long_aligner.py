@@ -182,13 +182,13 @@ class LongAligner:
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
         cluster = self.executor if is_distributed(self.executor) else None
         scanner = None if cluster is not None else self._local_scanner()
-        bands = self._banded(queries, bounds) if cluster is not None else None
+        bands = self._banded(queries, bounds, floor) if cluster is not None else None
         if bands is not None:  # the GPUs of this process share the query's rows
             scanner, cluster = bands, None
         return find_end_points(scanner, cluster, self._spec(), queries, codes, bounds, [floor] * len(queries), keep,
                                on_progress, self.separation, self.max_alignment_length)
 
-    def _banded(self, queries, bounds):
+    def _banded(self, queries, bounds, floor: int):
         """For the GPUs of this process (a device executor) and a query so
         long that parts of the genome, one per GPU, would each start a lead
         (:func:`~swgpu.align.scan_rule.pass_lead`) longer than a quarter of
@@ -203,7 +203,11 @@ class LongAligner:
             return None
         if self._bands is None:
             self._bands = self.engine.banded_genome_scanner(self.scoring, devices, self.method) or False
-        return self._bands or None
+        takes = getattr(self._bands, "takes", None)  # (a plan of one batch on every GPU alike, else parts)
+        if not self._bands or (takes is not None and not takes(queries, bounds, floor, None, self.separation,
+                                                               self.max_alignment_length)):
+            return None
+        return self._bands
 
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
         if not ends:

@@ -51,7 +51,7 @@ CACHE_PARTS = 8
 #: The version of how a database is split into parts and a part is made
 #: (``partition_by_residues``, ``Database.select``), part of the names of the
 #: parts a persistent cluster keeps between commands.
-PARTS_FORMAT = "p1"
+PARTS_FORMAT = "p2"  # (p2: large databases dealt in blocks of consecutive sequences)
 
 #: (part token, scoring key, device) -> the part's Shard and the lock of its use, in this worker process.
 _LOADED: "OrderedDict[tuple, tuple[Shard, threading.Lock]]" = OrderedDict()
