@@ -71,8 +71,9 @@ def test_makedb_counts_in_the_singular_and_plural(run_cli, tmp_path, records, li
 
 
 def test_search_bar_moves_after_each_query(monkeypatch):
-    """On the CPU every query is scored, then its share of the bar advances:
-    the bar does not wait for all queries to be scored (it sat at 0%)."""
+    """On the CPU every batch of a query a thread is scored, then its share of
+    the bar advances: the bar does not wait for all queries to be scored (it
+    sat at 0%)."""
     events = []
     scores_many = Searcher.scores_many
     monkeypatch.setattr(Searcher, "scores_many",
@@ -80,8 +81,13 @@ def test_search_bar_moves_after_each_query(monkeypatch):
     monkeypatch.setattr(Report, "advance", lambda self, cells: events.append(("advance", cells)))
     (q1, q2), db_residues = [144, 85], sum(len(line) for line in TARGETS.read_text().splitlines()
                                            if not line.startswith(">"))
-    assert main(["search", "-q", str(QUERIES), "-d", str(TARGETS), "--device", "cpu", "--quiet"]) == 0
+    assert main(["search", "-q", str(QUERIES), "-d", str(TARGETS), "--device", "cpu", "--quiet",
+                 "--threads", "1"]) == 0
     assert events == [("score", 1), ("advance", q1 * db_residues), ("score", 1), ("advance", q2 * db_residues)]
+    events.clear()  # two threads: the two queries one batch (their hits traced together)
+    assert main(["search", "-q", str(QUERIES), "-d", str(TARGETS), "--device", "cpu", "--quiet",
+                 "--threads", "2"]) == 0
+    assert events == [("score", 2), ("advance", q1 * db_residues), ("advance", q2 * db_residues)]
 
 
 def test_bar_on_a_terminal_shows_percent_and_eta_then_goes():

@@ -100,9 +100,9 @@ def _search(args, report, db, queries, scoring, executor) -> int:
         evalue = DEFAULT_EVALUE
     cells_per_letter = db.total_residues * len(strands_for(args.strand, db.alphabet))  # cells
     total = sum(len(q) for q in queries) * cells_per_letter
-    # the CPU engine scores queries one by one anyway: batches of one move the bar after each query
-    # (on a cluster, a batch is one round of tasks: keep them large)
-    batch = {"batch": 1} if searcher.device == "cpu" and executor is None else {}
+    # the CPU engine scores queries one by one anyway: batches of one query a thread move the bar often and
+    # trace the hits of a batch together on all threads (on a cluster, a batch is one round of tasks: keep them large)
+    batch = {"batch": searcher.threads} if searcher.device == "cpu" and executor is None else {}
     with searcher, report.progress(total, f"searching {plural(len(db), 'sequence')}"):
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        max_hsps=args.max_hsps,

@@ -31,8 +31,17 @@ def _pairs(rng, n, letters, related=0.7):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), protein=st.booleans(), base_cells=st.sampled_from([16, 300, 1 << 22]),
-       threads=st.sampled_from([1, 3]))
-def test_packed_equals_one_by_one(seed, protein, base_cells, threads):
+       threads=st.sampled_from([1, 3]), ranges_of_one=st.booleans())
+def test_packed_equals_one_by_one(seed, protein, base_cells, threads, ranges_of_one):
+    from swgpu.engines.cpu import batch_trace
+
+    with pytest.MonkeyPatch.context() as mp:  # (as for a few pairs of many cells: a range a pair)
+        if ranges_of_one:
+            mp.setattr(batch_trace, "_CELLS_PER_THREAD", 1)
+        _packed_equals_one_by_one(seed, protein, base_cells, threads)
+
+
+def _packed_equals_one_by_one(seed, protein, base_cells, threads):
     rng = np.random.default_rng(seed)
     alphabet = "protein" if protein else "dna"
     letters = "ARNDCQEGHILKMFPSTWYVX" if protein else "ACGTN"

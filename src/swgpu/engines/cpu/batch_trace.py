@@ -33,6 +33,8 @@ __all__ = ["trace_packed"]
 #: ones left to a thread then hold little of the work).
 _PAIRS_PER_RANGE = 2048
 _RANGES_PER_THREAD = 16
+#: DP cells a thread of a call should have before a range holds fewer than 64 pairs.
+_CELLS_PER_THREAD = 1 << 20
 
 
 @nb.njit(nogil=True, cache=True)
@@ -114,7 +116,9 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(end_at_last), ends)
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
     threads = max(1, int(threads or os.cpu_count() or 1))
-    per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(64, -(-n // (threads * _RANGES_PER_THREAD))))
+    # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some
+    least = 1 if int(np.dot(qlen, tlen)) >= threads * _CELLS_PER_THREAD else 64
+    per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(least, -(-n // (threads * _RANGES_PER_THREAD))))
     cuts = list(range(0, n, per)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
     announce_compile(_trace, *((_ends_last,) if end_at_last else ()))
