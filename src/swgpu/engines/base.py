@@ -167,7 +167,10 @@ class Engine(abc.ABC):
         """A genome scanner that runs each long query's rows in bands, one per
         device of ``devices`` (GPUs of this process), every cell once -- for
         queries so long that cutting the genome into parts would start each
-        part a lead as long as the part; None where this engine has none."""
+        part a lead as long as the part; None where this engine has none.
+        Beside ``candidates`` it has ``takes(queries, bounds, min_score, own,
+        radius, max_span)``: whether such a call runs in bands (else it runs
+        on one device, and the caller had better cut the genome into parts)."""
         return None
 
     def traceback_kernels(self) -> TracebackKernels | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "preload_scan", "load_numba", "announce_compile",
-           "announce_compiling", "will_compile"]
+           "announce_compiling", "will_compile", "read_only"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
@@ -28,6 +28,15 @@ COMPILED_BYTES = 32 << 20
 def worth(records: int) -> bool:
     """Whether ``records`` records are handled in compiled code."""
     return records >= COMPILED_RECORDS or "numba" in sys.modules
+
+
+def read_only(a):
+    """A read-only view of the array ``a``: Numba compiles a kernel apart for
+    writable and read-only arrays, so the arrays of a kind a kernel takes
+    are all passed read-only (some are views of ``bytes``), one compiled version."""
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 def worth_bytes(size: int) -> bool:

@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
-from .compiled import worth_bytes
+from .compiled import read_only, worth_bytes
 from .ranges import ranges, run_ranges
 from .scan_arrays import RECHECK, REJECT, scan_part
 from .texts import Texts, gather_segments
@@ -63,17 +63,8 @@ def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, compiled: bo
     ends = np.ascontiguousarray(ends, dtype=np.int64)
     out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
     offsets = np.empty(starts.size + 1, dtype=np.int64)
-    K.gather(_read_only(data), starts, ends, out, offsets)
+    K.gather(read_only(data), starts, ends, out, offsets)  # (one compiled version: columns' buffers are read-only)
     return Texts(out, offsets)
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view (one compiled version of the gather: columns' buffers are read-only)."""
-    if not a.flags.writeable:
-        return a
-    view = a.view()
-    view.flags.writeable = False
-    return view
 
 
 def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None = None, least: int = _PART_LEAST,

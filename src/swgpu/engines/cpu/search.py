@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...align.span import alignment_span, window_geometry
+from ...io.compiled import read_only
 from ...io.database import length_order
 from .lanes import LANE_TYPES, lanes_of, score_tables
 
@@ -161,7 +162,7 @@ class CpuSearchEngine:
         t0 = time.perf_counter()
         announce_compile(search_batches)
         res = np.zeros(1, dtype=np.uint8)
-        query = _read_only(np.zeros(1, np.uint8))
+        query = read_only(np.zeros(1, np.uint8))
         for dtype, tables, bias in self._passes[:-1] if len(self._passes) > 1 else self._passes:
             lanes = lanes_of(dtype)
             z = np.zeros((1, lanes), dtype=np.int64)
@@ -213,7 +214,7 @@ class CpuSearchEngine:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Exact SW score of ``query`` against every database sequence (database order)."""
         t0 = time.perf_counter()
-        query = _read_only(np.ascontiguousarray(query, dtype=np.uint8))
+        query = read_only(np.ascontiguousarray(query, dtype=np.uint8))
         out = np.zeros(len(self._offsets) - 1, dtype=np.int32)
         pending: list[tuple] | None = None
         counts = []
@@ -243,11 +244,3 @@ class CpuSearchEngine:
     def scores_many(self, queries) -> list[np.ndarray]:
         """:meth:`scores` of each query (one after another, each on all cores)."""
         return [self.scores(q) for q in queries]
-
-
-def _read_only(query: np.ndarray) -> np.ndarray:
-    """A read-only view: the kernel is compiled for one kind of query array
-    (Numba compiles writable and read-only arrays apart)."""
-    view = query.view()
-    view.flags.writeable = False
-    return view

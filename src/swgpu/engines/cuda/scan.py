@@ -248,22 +248,22 @@ class CudaGenomeScanner(ScanLayout):
         for r, sel, n in memo["colmax"]:
             self._colmax[r]((-(-n // WARPS),), (32 * WARPS,),
                             (A, B, sel, i32(n), self._matrix, i32(self._K)) + gaps + (rows,))
-        if memo["band"] is not None:
-            sel, n, sfirst, strips = memo["long"]
-            spans, rounds, nrounds = memo["band"]
-            progress = cp.zeros(strips, dtype=np.int32)
-            self._band[band.rows_per_lane]((self._band_warps[band.rows_per_lane] // WARPS,), (32 * WARPS,),
-                       (A, B, sel, i32(n), spans, sfirst, rounds, i32(nrounds), self._matrix, i32(self._K)) + gaps
-                       + (rows, progress, np.uint64(band.rows_in), np.uint64(band.rows_out),
-                          np.uint64(band.progress_in), np.uint64(band.progress_out)))
-            if not band.last:  # its row goes to the next band; the end points come from the last
-                return rows, progress, A, B
-        elif memo["long"] is not None:
+        if memo["long"] is not None:
             sel, n, sfirst, strips = memo["long"]
             progress = cp.zeros(strips, dtype=np.int32)
-            self._long((self._long_blocks,), (32 * WARPS,),
-                       (A, B, sel, i32(n), sfirst, np.int64(strips), self._matrix, i32(self._K)) + gaps
-                       + (rows, progress))
+            if memo["band"] is None:
+                self._long((self._long_blocks,), (32 * WARPS,),
+                           (A, B, sel, i32(n), sfirst, np.int64(strips), self._matrix, i32(self._K)) + gaps
+                           + (rows, progress))
+            else:
+                spans, rounds, nrounds = memo["band"]
+                r = band.rows_per_lane
+                self._band[r]((self._band_warps[r] // WARPS,), (32 * WARPS,),
+                              (A, B, sel, i32(n), spans, sfirst, rounds, i32(nrounds), self._matrix, i32(self._K))
+                              + gaps + (rows, progress, np.uint64(band.rows_in), np.uint64(band.rows_out),
+                                        np.uint64(band.progress_in), np.uint64(band.progress_out)))
+                if not band.last:  # its row goes to the next band; the end points come from the last
+                    return rows, progress, A, B
         cap = batch.cap
         out = (cp.empty(max(cap, 1), dtype=np.int64), cp.empty(max(cap, 1), dtype=np.int32),
                cp.empty(max(cap, 1), dtype=np.int32), cp.zeros(1, dtype=np.uint64))

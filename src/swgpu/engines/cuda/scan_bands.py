@@ -161,24 +161,23 @@ class BandedGenomeScanner:
         """Whether a call with these arguments runs in bands: its plan is
         :meth:`bandable`, and every GPU lays out the same problems (GPUs of
         other sizes could cut the records differently)."""
-        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
-        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
-        bounds = np.asarray(bounds, dtype=np.int64)
+        return self._banded_plan(*_arguments(queries, bounds, min_score), own, radius, max_span) is not None
+
+    def _banded_plan(self, queries, bounds, floors, own, radius, max_span):
+        """The last GPU's plan of the call when it runs in bands (see :meth:`takes`), else None."""
         plans = [s._plan(queries, bounds, floors, own, radius, max_span) for s in self.scanners]
         if not self.bandable(plans[-1]):
-            return False
+            return None
         d = plans[-1].batches[0].d
-        return all(len(p.batches) == 1 and np.array_equal(p.batches[0].d, d) for p in plans)
+        return plans[-1] if all(len(p.batches) == 1 and np.array_equal(p.batches[0].d, d) for p in plans) else None
 
     def candidates(self, queries, genome, bounds, min_score, keep: int, on_done=None, own=None, radius=None,
                    max_span=None):
         """See :class:`~swgpu.engines.base.GenomeScanner`."""
         last = self.scanners[-1]
-        queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
-        floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
-        bounds = np.asarray(bounds, dtype=np.int64)
-        plan = last._plan(queries, bounds, floors, own, radius, max_span)
-        if not self.takes(queries, bounds, floors, own, radius, max_span):
+        queries, bounds, floors = _arguments(queries, bounds, min_score)
+        plan = self._banded_plan(queries, bounds, floors, own, radius, max_span)
+        if plan is None:
             out = last.candidates(queries, genome, bounds, min_score, keep, on_done, own, radius, max_span)
             self.last_timings = dict(last.last_timings, bands=1)
             return out
@@ -215,3 +214,10 @@ class BandedGenomeScanner:
         self.last_timings = dict(last.last_timings, bands=count, rows_per_lane=rows,
                                  band_seconds=[seconds[g] for g in range(count - 1)] + [last.last_timings["kernel"]])
         return out
+
+
+def _arguments(queries, bounds, min_score):
+    """The queries as code arrays, the bounds as int64 and a floor per query."""
+    queries = [np.ascontiguousarray(q, dtype=np.uint8) for q in queries]
+    floors = [int(min_score)] * len(queries) if np.ndim(min_score) == 0 else [int(x) for x in min_score]
+    return queries, np.asarray(bounds, dtype=np.int64), floors

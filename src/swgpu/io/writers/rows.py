@@ -22,7 +22,7 @@ b'read2\\t-5\\nr1\\t120\\n'
 from __future__ import annotations
 
 import numpy as np
-from ..compiled import worth
+from ..compiled import read_only, worth
 from ..ranges import ranges, run_ranges
 from ..texts import Texts
 
@@ -107,7 +107,7 @@ class Rows:
             ends[moved] += shift[pool_of[moved]][:, None]
             pool_of[moved] = _POOLS - 1
             pools = pools[:_POOLS - 1] + [np.concatenate(pools[_POOLS - 1:])]
-        pools = tuple(map(_read_only, list(pools) + [np.zeros(0, np.uint8)] * (_POOLS - len(pools))))
+        pools = tuple(map(read_only, list(pools) + [np.zeros(0, np.uint8)] * (_POOLS - len(pools))))
         const = np.frombuffer(b"".join(self._consts) or b"\0", dtype=np.uint8)
         coff = np.zeros(len(self._consts) + 1, dtype=np.int64)
         np.cumsum([len(c) for c in self._consts], out=coff[1:])
@@ -120,11 +120,4 @@ class Rows:
         out = np.empty(int(at[-1]), dtype=np.uint8)
         run_ranges(lambda a, b: K.fill(*spec, pools, a, b, at, out), parts)
         return out
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view (the pools must be of one type: some are views of ``bytes``)."""
-    view = a.view()
-    view.flags.writeable = False
-    return view
 

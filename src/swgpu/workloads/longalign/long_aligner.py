@@ -203,10 +203,9 @@ class LongAligner:
             return None
         if self._bands is None:
             self._bands = self.engine.banded_genome_scanner(self.scoring, devices, self.method) or False
-        takes = getattr(self._bands, "takes", None)  # (a plan of one batch on every GPU alike, else parts)
-        if not self._bands or (takes is not None and not takes(queries, bounds, floor, None, self.separation,
-                                                               self.max_alignment_length)):
-            return None
+        if not self._bands or not self._bands.takes(queries, bounds, floor, None, self.separation,
+                                                     self.max_alignment_length):
+            return None  # (the parts over all GPUs)
         return self._bands
 
     def _trace(self, ends, targets, bounds) -> list[Alignment]:
