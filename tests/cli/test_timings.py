@@ -16,7 +16,7 @@ def test_search_timings(run_cli, tmp_path):
     code, out, err = run_cli(["search", "-q", EX / "queries.fasta", "-d", EX / "targets.fasta", "--device", "cpu",
                               "--timings", "-o", tmp_path / "h.tsv"])
     assert code == 0
-    assert _phases(err, "search") == ["read", "upload", "compile", "score", "traceback", "write", "total"]
+    assert _phases(err, "search") == ["read", "upload", "compile", "score", "rank", "traceback", "write", "total"]
 
 
 def test_screen_and_align_timings(run_cli, tmp_path):

@@ -102,3 +102,40 @@ def test_statistics_search_evalues_falls_back_to_lambda_k():
     np.testing.assert_allclose(few, stats.evalue(scores[:50], 300, 10**7, 30_000))
     with pytest.raises(ValueError, match="needs the scoring"):
         Statistics(stats.params).search_fit(scores, lengths, 300)
+
+
+def _same_fit(a, b) -> bool:
+    import dataclasses
+
+    da, db = dataclasses.asdict(a), dataclasses.asdict(b)
+    return all(da[k] == db[k] or (isinstance(da[k], float) and math.isnan(da[k]) and math.isnan(db[k])) for k in da)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lengths_worked_out_once_give_the_same_fit(seed):
+    """A database's FitLengths, made once and kept (read-only lengths), give
+    every query the fit its lengths give directly: short subjects, one length,
+    high scores, DNA, samples of large databases."""
+    from swgpu.scoring.search_fit import SAMPLE, FitLengths, sample
+
+    rng = np.random.default_rng(seed)
+    count = [300, 3000, SAMPLE + 17, 90, 20000, 5000][seed]
+    lengths = rng.integers([1, 5, 10, 40, 1, 400][seed], 2000, count)
+    if seed == 5:
+        lengths[:] = 400
+    lengths.setflags(write=False)
+    scoring = Scoring.default("dna" if seed % 2 else "protein")
+    stats = Statistics.for_scoring(scoring)
+    for q in range(3):
+        scores = np.round(rng.choice([0, 8]) + 3.6 * np.log(lengths) + rng.gumbel(0, [0.1, 4, 9][q], count))
+        scores[rng.integers(0, count, count // 20)] = 500
+        kept = stats.search_fit(scores, lengths, 250)
+        assert stats._lengths is not None and stats._lengths[0] is lengths
+        fresh = Statistics.for_scoring(scoring).search_fit(scores, lengths.copy(), 250)  # writable: not kept
+        assert _same_fit(kept, fresh)
+        s, n = sample(scores, lengths)
+        direct = fit_search(s, n, 250, stats._ungapped, dna=bool(seed % 2))
+        assert _same_fit(direct, kept) and _same_fit(direct, fit_search(s, FitLengths(n), 250, stats._ungapped,
+                                                                       dna=bool(seed % 2)))
+    with pytest.raises(ValueError, match="scores but"):
+        stats.search_fit(np.ones(count + 1), lengths, 250)

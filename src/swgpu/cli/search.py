@@ -107,8 +107,9 @@ def _search(args, report, db, queries, scoring, executor) -> int:
         results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
                                        max_hsps=args.max_hsps,
                                        on_done=lambda q: report.advance(len(q) * cells_per_letter)))
-    report.phase("score", searcher.score_seconds)
-    report.phase("traceback", searcher.traceback_seconds + searcher.further_seconds)
+    report.phase("score", searcher.score_seconds, rest_to_next=True)
+    report.phase("rank", searcher.rank_seconds, rest_to_next=True)  # hits ranked, E-values fitted
+    report.phase("traceback")  # (and what the searcher does around its steps)
     written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
                                descriptions=_descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ()))),
                                queries=[r.query for r in results])

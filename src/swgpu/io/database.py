@@ -21,6 +21,7 @@ CRC-32]``), then 64-byte aligned sections ``offsets``, ``index``,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -94,9 +95,12 @@ class Database:
     def __len__(self) -> int:
         return len(self.names)
 
-    @property
+    @functools.cached_property
     def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        """Length of each sequence (sorted order), read-only; made once."""
+        lengths = np.diff(self.offsets)
+        lengths.setflags(write=False)
+        return lengths
 
     @property
     def total_residues(self) -> int:

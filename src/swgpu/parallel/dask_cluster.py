@@ -27,7 +27,6 @@ processes, with the configured certificates).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -166,6 +165,8 @@ def uninterrupted(fn, *args):
 
 
 async def _close_all(workers, timeout: float) -> None:
+    import asyncio  # (only here: not imported by every command)
+
     await asyncio.gather(*(w.close(timeout=timeout) for w in workers), return_exceptions=True)
 
 

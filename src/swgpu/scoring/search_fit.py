@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SearchFit", "fit_search", "sample", "LENGTH_CUTOFF", "SAMPLE"]
+__all__ = ["SearchFit", "FitLengths", "fit_search", "sample", "LENGTH_CUTOFF", "SAMPLE"]
 
 #: Sequences shorter than this take no part in the fit (z-score 0).
 LENGTH_CUTOFF = 10
@@ -164,10 +164,11 @@ def _failed(reason: str, dna: bool, sequences: int, residues: int, query_length:
 class _Bins:
     """Count, sum and sum of squares of (capped) scores per length bin."""
 
-    def __init__(self, bins: np.ndarray, scores: np.ndarray):
-        self.count = np.bincount(bins, minlength=_MAX_BIN + 1).astype(np.float64)
-        self.sums = np.bincount(bins, weights=scores, minlength=_MAX_BIN + 1)
-        self.squares = np.bincount(bins, weights=scores * scores, minlength=_MAX_BIN + 1)
+    def __init__(self, bins: np.ndarray, scores: np.ndarray, size: int = _MAX_BIN + 1):
+        # (bins from _MAX_BIN + 1 to ``size`` hold what takes no part: left out of the sums, which are the same)
+        self.count = np.bincount(bins, minlength=size)[:_MAX_BIN + 1].astype(np.float64)
+        self.sums = np.bincount(bins, weights=scores, minlength=size)[:_MAX_BIN + 1]
+        self.squares = np.bincount(bins, weights=scores * scores, minlength=size)[:_MAX_BIN + 1]
 
     def remove(self, bins: np.ndarray, scores: np.ndarray) -> None:
         self.count -= np.bincount(bins, minlength=_MAX_BIN + 1)
@@ -295,42 +296,66 @@ def sample(scores: Any, lengths: Any) -> tuple[np.ndarray, np.ndarray]:
     """At most :data:`SAMPLE` of the ``scores`` and their ``lengths``, evenly
     spaced in the order given (all of them when there are fewer)."""
     scores, lengths = np.asarray(scores), np.asarray(lengths)
-    if scores.size <= SAMPLE:
-        return scores, lengths
-    pick = np.linspace(0, scores.size - 1, SAMPLE).astype(np.int64)
-    return scores[pick], lengths[pick]
+    pick = sample_positions(scores.size)
+    return (scores, lengths) if pick is None else (scores[pick], lengths[pick])
+
+
+def sample_positions(count: int) -> np.ndarray | None:
+    """The positions :func:`sample` keeps of ``count`` scores (None: all)."""
+    return None if count <= SAMPLE else np.linspace(0, count - 1, SAMPLE).astype(np.int64)
+
+
+class FitLengths:
+    """What a fit needs of a database's sequence lengths, worked out once for
+    every query searched against it (:func:`fit_search` takes it in place of
+    the lengths)."""
+
+    def __init__(self, lengths: Any):
+        n = np.asarray(lengths, dtype=np.int64).ravel()
+        self.n = n
+        self.count, self.residues = int(n.size), int(n.sum())
+        self.mean = float(n.mean()) if n.size else 0.0
+        self.ok = n >= LENGTH_CUTOFF
+        self.all_ok = bool(self.ok.all())
+        self.any_ok = bool(self.all_ok or self.ok.any())
+        self.ln_n = np.log(np.maximum(n, 1))
+        self.bins = np.clip((_LN_FACT * self.ln_n + 0.5).astype(np.int64), 0, _MAX_BIN)
+        #: the bins, those of sequences that take part in no fit one past the last (``bins_size`` bins)
+        self.bins_ok = self.bins if self.all_ok else np.where(self.ok, self.bins, _MAX_BIN + 1)
+        self.bins_size = _MAX_BIN + (1 if self.all_ok else 2)
+        self.longest_ok = int(n.max(initial=0, where=self.ok))
 
 
 def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[float, float],
                dna: bool = False) -> SearchFit:
     """SSEARCH's ``-z 1`` fit of one query's scores against every database
-    sequence (``scores`` and ``lengths``: one entry per database sequence;
-    ``query_length``; ``ungapped``: the scoring's ungapped ``(lambda, K)``,
-    which set the cap on high scores; ``dna``: nucleotide search)."""
+    sequence (``scores`` and ``lengths``: one entry per database sequence, the
+    lengths also as a :class:`FitLengths`; ``query_length``; ``ungapped``: the
+    scoring's ungapped ``(lambda, K)``, which set the cap on high scores;
+    ``dna``: nucleotide search)."""
     s = np.asarray(scores, dtype=np.float64).ravel()
-    n = np.asarray(lengths, dtype=np.int64).ravel()
+    facts = lengths if isinstance(lengths, FitLengths) else FitLengths(lengths)
+    n = facts.n
     if s.shape != n.shape:
         raise ValueError(f"{s.size} scores but {n.size} lengths")
-    count, residues = int(s.size), int(n.sum())
+    count, residues = facts.count, facts.residues
     if count == 0:
         return _failed("no scores", dna, count, residues, query_length)
     lam, K = ungapped
-    mean_length = float(n.mean())
-    cap = int(-math.log(0.01 / (count * max(K, 1e-50) * query_length * mean_length)) / (lam * (1.0 if dna else 0.7))
+    cap = int(-math.log(0.01 / (count * max(K, 1e-50) * query_length * facts.mean)) / (lam * (1.0 if dna else 0.7))
               + 0.5)
     z = (math.log(count) - _EULER) / _PI_SQRT6
     if z < 3.0:
         return _failed(f"too few scores ({count}) to trim related sequences", dna, count, residues, query_length)
     ztrim = 10.0 * z + 50.0
-    ok = n >= LENGTH_CUTOFF
-    if not ok.any():
+    if not facts.any_ok:
         return _failed("no sequence of 10 residues or more", dna, count, residues, query_length)
-    ln_n = np.log(np.maximum(n, 1))
-    bins = np.clip((_LN_FACT * ln_n + 0.5).astype(np.int64), 0, _MAX_BIN)
+    ok, ln_n, bins = facts.ok, facts.ln_n, facts.bins
     capped = np.minimum(s, cap)
-    b = _Bins(bins[ok], capped[ok])
-    low = 0.0 if not ok.all() else s[ok].min()
-    if s[ok].max() - low < 10:
+    b = _Bins(facts.bins_ok, capped, facts.bins_size)
+    where = {} if facts.all_ok else {"where": ok}
+    low = 0.0 if not facts.all_ok else s.min()
+    if s.max(initial=-np.inf, **where) - low < 10:
         return _failed("scores span fewer than 10 units", dna, count, residues, query_length)
     first = _regress(b, 0.1, True)
     if first is None:
@@ -339,10 +364,13 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     variance = _residual_variance(b, rho, mu, use)
     if variance <= 0.01:
         return _by_mle(s, n, query_length, dna, count, residues, "no spread of the scores about their length trend")
-    zs = 50.0 + 10.0 * np.where((s > 0) & ok, (s - rho * _LN_FACT * ln_n - mu) / math.sqrt(variance), -5.0)
+    live = s > 0
+    if not facts.all_ok:
+        live &= ok
+    zs = 50.0 + 10.0 * np.where(live, (s - rho * _LN_FACT * ln_n - mu) / math.sqrt(variance), -5.0)
     out = (zs < 20.0) | (zs > ztrim)
     trimmed = int(out.sum())
-    gone = out & ok & (s > 0)
+    gone = out & live
     b.remove(bins[gone], capped[gone])
     if count - trimmed < 50:
         why = f"fewer than 50 scores ({count - trimmed}) left after trimming"
@@ -350,7 +378,7 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     second = _regress(b, 1.0, False)
     if second is None:
         return _by_mle(s, n, query_length, dna, count, residues, "the trimmed length regression failed")
-    _drop_wild_bins(b, second[0], second[1], second[2], int(n[ok].max()))
+    _drop_wild_bins(b, second[0], second[1], second[2], facts.longest_ok)
     final = _regress(b, 0.1, True)
     if final is None:
         return _by_mle(s, n, query_length, dna, count, residues, "the final length regression failed")

@@ -92,7 +92,7 @@ from .karlin import (  # noqa: F401 - re-exported
 )
 from .length_adjust import adjustment, check_space, log_spaces
 from .length_adjust import space as _space
-from .search_fit import SearchFit, fit_search, sample
+from .search_fit import FitLengths, SearchFit, fit_search, sample_positions
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scoring import Scoring
@@ -236,6 +236,7 @@ class Statistics:
         self.description = description
         self.scoring = scoring  #: the scoring system, where known (needed by :meth:`search_fit`)
         self._ungapped: tuple[float, float] | None = None
+        self._lengths: tuple | None = None  # the last read-only lengths fitted against: (them, FitLengths, sample)
 
     @classmethod
     def for_scoring(cls, scoring: "Scoring", estimate: bool = True) -> "Statistics":
@@ -349,7 +350,6 @@ class Statistics:
         query's ``scores`` against *every* database sequence of ``lengths``
         (``ok`` False: too few unrelated scores; of a large database, a
         sample: :func:`~swgpu.scoring.search_fit.sample`). Needs :attr:`scoring`."""
-        scores, lengths = sample(scores, lengths)
         if self.scoring is None:
             raise ValueError("search_fit needs the scoring system: use Statistics.for_scoring")
         from .ungapped import ungapped_values
@@ -360,7 +360,27 @@ class Statistics:
             except ValueError:  # expected score not negative: no cap from it
                 self._ungapped = (0.1, 0.1)
         dna = getattr(self.scoring.alphabet, "name", "") == "dna"
-        return fit_search(scores, lengths, query_length, self._ungapped, dna=dna)
+        facts, pick = self._fit_lengths(lengths)
+        scores = np.asarray(scores)
+        if scores.size != np.size(lengths):
+            raise ValueError(f"{scores.size} scores but {np.size(lengths)} lengths")
+        if pick is not None:
+            scores = scores.ravel()[pick]
+        return fit_search(scores, facts, query_length, self._ungapped, dna=dna)
+
+    def _fit_lengths(self, lengths: Any) -> tuple[FitLengths, np.ndarray | None]:
+        """The :class:`FitLengths` of (a sample of) ``lengths`` and the sample's
+        positions (None: all); kept for the next query when ``lengths`` is a
+        read-only array (a database's)."""
+        kept = self._lengths
+        if kept is not None and kept[0] is lengths:
+            return kept[1], kept[2]
+        array = np.asarray(lengths)
+        pick = sample_positions(array.size)
+        facts = FitLengths(array if pick is None else array[pick])
+        if isinstance(lengths, np.ndarray) and not lengths.flags.writeable:
+            self._lengths = (lengths, facts, pick)
+        return facts, pick
 
     def search_evalues(self, scores: Any, lengths: Any, query_length: int, db_residues: int, db_sequences: int,
                        fit: SearchFit | None = None) -> np.ndarray:

@@ -17,18 +17,21 @@ from __future__ import annotations
 import time
 import uuid
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...align.alignment import Alignment
 from ...engines.base import resolve_device
 from ...io.database import Database
-from ...parallel.dask_executor import DaskExecutor
 from ...parallel.workers import device_of
 from ...scoring import Scoring, Statistics
 from ..tracing import PairJob
 from . import tasks
 from .placement import Shard, gather_scores, partition_by_residues
+
+if TYPE_CHECKING:
+    from ...parallel.dask_executor import DaskExecutor
 
 __all__ = ["ClusterParts"]
 
