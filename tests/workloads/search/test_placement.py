@@ -171,3 +171,45 @@ def test_a_large_database_is_dealt_in_blocks_and_gathered_back(parts):
         assert (a[missing] == 0).all()
         rest = np.setdiff1d(np.arange(lengths.size), missing)
         assert (a[rest] == b[rest]).all()
+
+
+@pytest.mark.parametrize("n", [16 * 2 * 1024, 16 * 2 * 1024 + 1, 16 * 3 * 1024 + 777, 70_001])
+@pytest.mark.parametrize("parts", [2, 3])
+def test_parts_of_whole_blocks_placed_as_rows(n, parts):
+    """Parts dealt in blocks (the last block of the database shorter) go back
+    as rows of blocks; the same arrays as one by one, in any order of parts."""
+    from swgpu.workloads.search.placement import BLOCK, new_scores
+
+    rng = np.random.default_rng(n + parts)
+    lengths = rng.integers(20, 900, n)
+    groups = partition_by_residues(lengths, parts)
+    shards = [Shard(None, g) for g in groups]
+    if n >= 16 * parts * BLOCK:
+        assert all(s.layout(n)[0] == "blocks" for s in shards)
+        assert sum(s.layout(n)[3] for s in shards) == n % BLOCK  # the short last block: in one part
+    scores = [[rng.integers(-5, 9999, g.size).astype(np.int32) for _ in range(2)] for g in groups]
+    want = [np.zeros(n, np.int32) for _ in range(2)]
+    for g, per_query in zip(groups, scores):
+        for w, sc in zip(want, per_query):
+            w[g] = sc
+    out = new_scores(n, 2, shards)
+    for k in reversed(range(parts)):
+        shards[k].place(out, scores[k])
+    assert all((a == b).all() for a, b in zip(out, want))
+
+
+def test_layouts_of_other_parts():
+    """A part of every sequence, of long runs that are not blocks, and of scattered ones."""
+    n = 5000
+    whole, runs, scattered = Shard(None, np.arange(n)), Shard(None, np.arange(100, 4100)), Shard(None, np.arange(0, n, 3))
+    assert whole.layout(n) == ("all",) and runs.layout(n)[0] == "runs" and scattered.layout(n) == ("scatter",)
+    for shard in (whole, runs, scattered):
+        m = shard.members
+        sc = [np.arange(m.size, dtype=np.int32) * 3, -np.arange(m.size, dtype=np.int32)]
+        out = [np.zeros(n, np.int32), np.zeros(n, np.int32)]
+        shard.place(out, sc)
+        for o, s in zip(out, sc):
+            ref = np.zeros(n, np.int32)
+            ref[m] = s
+            assert (o == ref).all()
+    assert whole.layout(n + 1)[0] == "runs"  # worked out again for another size

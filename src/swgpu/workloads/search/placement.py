@@ -10,7 +10,7 @@ database order (:func:`gather_scores`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from ...engines.registry import is_accelerator
 from ...exceptions import EngineError
 from ...io.database import Database
 
-__all__ = ["devices", "partition_by_residues", "Shard", "gather_scores", "BLOCK"]
+__all__ = ["devices", "partition_by_residues", "Shard", "gather_scores", "new_scores", "BLOCK"]
 
 
 def devices(device: str = "auto", gpus: list[int] | None = None, threads: int | None = None) -> list[Engine]:
@@ -75,6 +75,7 @@ class Shard:
 
     scorer: DatabaseScorer
     members: np.ndarray
+    _layout: tuple | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def load(cls, scorer: DatabaseScorer, db: Database, members: np.ndarray | None = None) -> "Shard":
@@ -85,24 +86,74 @@ class Shard:
         scorer.load_database(*db.select(members))
         return cls(scorer, members)
 
+    def layout(self, n: int) -> tuple:
+        """How the part's scores go back into ``n`` (worked out once): ``("all",)``;
+        ``("blocks", rows, tail start, tail size)``: whole blocks of :data:`BLOCK`
+        consecutive sequences (and the database's last, shorter one);
+        ``("runs", [(at, first, size), ...])``: long runs of consecutive members;
+        ``("scatter",)``: one by one."""
+        if self._layout is None or self._layout[0] != n:
+            self._layout = (n, _layout(np.asarray(self.members), n))
+        return self._layout[1]
+
+    def place(self, out: list[np.ndarray], per_query: list[np.ndarray]) -> None:
+        """Put this part's scores of each query (``per_query``, in member order)
+        into the database-order arrays ``out``."""
+        n = out[0].size if out else 0
+        kind = self.layout(n)
+        if kind[0] == "all":
+            for o, sc in zip(out, per_query):
+                o[:] = sc
+        elif kind[0] == "blocks":
+            _, rows, tail_at, tail = kind
+            full, whole = rows.size * BLOCK, (n // BLOCK) * BLOCK
+            for o, sc in zip(out, per_query):
+                o[:whole].reshape(-1, BLOCK)[rows] = np.asarray(sc)[:full].reshape(-1, BLOCK)
+                if tail:
+                    o[tail_at:tail_at + tail] = sc[full:]
+        elif kind[0] == "runs":
+            for o, sc in zip(out, per_query):
+                for at, first, size in kind[1]:
+                    o[first:first + size] = sc[at:at + size]
+        else:
+            members = np.asarray(self.members)
+            for o, sc in zip(out, per_query):
+                o[members] = sc
+
+
+def _layout(members: np.ndarray, n: int) -> tuple:
+    m = members.size
+    if m == n:
+        return ("all",)  # (sorted and distinct: every position once)
+    full = (m // BLOCK) * BLOCK
+    if full:
+        head = members[:full].reshape(-1, BLOCK)
+        firsts = head[:, 0]
+        rest = members[full:]
+        aligned = bool((firsts % BLOCK == 0).all() and (head == firsts[:, None] + np.arange(BLOCK)).all())
+        if aligned and (rest.size == 0 or (int(rest[0]) % BLOCK == 0 and int(rest[-1]) == n - 1
+                                           and int(rest[-1]) - int(rest[0]) == rest.size - 1)):
+            return ("blocks", firsts // BLOCK, int(rest[0]) if rest.size else 0, int(rest.size))
+    cut = np.flatnonzero(np.diff(members) != 1) + 1  # where runs of consecutive members start
+    if m and (cut.size + 1) * 64 <= m:
+        starts = np.concatenate([[0], cut]).tolist()
+        return ("runs", list(zip(starts, members[starts].tolist(), np.diff(starts + [m]).tolist())))
+    return ("scatter",)
+
+
+def new_scores(n: int, count: int, shards: list["Shard"]) -> list[np.ndarray]:
+    """The database-order score arrays of ``count`` queries that ``shards``
+    fill (:meth:`Shard.place`); zeros where no shard has a sequence."""
+    covered = sum(np.asarray(shard.members).size for shard in shards) == n  # (parts of one partition)
+    return [(np.empty if covered else np.zeros)(n, dtype=np.int32) for _ in range(count)]
+
 
 def gather_scores(n: int, count: int, shard_scores: list[tuple["Shard", list[np.ndarray]]]) -> list[np.ndarray]:
     """Per query, the scores of all ``n`` sequences from the shards' parts
-    (a part of long runs of consecutive sequences a run at a time)."""
+    (:meth:`Shard.place`: whole blocks, long runs, or one by one)."""
     if len(shard_scores) == 1 and shard_scores[0][0].members.size == n:
         return [np.asarray(sc, dtype=np.int32) for sc in shard_scores[0][1]]
-    covered = sum(np.asarray(shard.members).size for shard, _ in shard_scores) == n  # (parts of one partition)
-    out = [(np.empty if covered else np.zeros)(n, dtype=np.int32) for _ in range(count)]
+    out = new_scores(n, count, [shard for shard, _ in shard_scores])
     for shard, per_query in shard_scores:
-        members = np.asarray(shard.members)
-        cut = np.flatnonzero(np.diff(members) != 1) + 1  # where runs of consecutive members start
-        if members.size and (cut.size + 1) * 64 <= members.size:
-            starts = np.concatenate([[0], cut]).tolist()
-            runs = list(zip(starts, members[starts].tolist(), np.diff(starts + [members.size]).tolist()))
-            for o, sc in zip(out, per_query):
-                for at, first, size in runs:
-                    o[first:first + size] = sc[at:at + size]
-        else:
-            for o, sc in zip(out, per_query):
-                o[members] = sc
+        shard.place(out, per_query)
     return out

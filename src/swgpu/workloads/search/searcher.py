@@ -45,7 +45,7 @@ from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .cluster import ClusterParts
-from .placement import Shard, devices, gather_scores, partition_by_residues
+from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
 
 __all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
 
@@ -210,9 +210,13 @@ class Searcher:
         codes = [q.codes for q in queries]
         if self._cluster is not None:
             return self._cluster.scores_many(codes)
-        shard_ex = ThreadExecutor(len(self._shards))
-        per_shard = shard_ex.map(lambda s: s.scorer.scores_many(codes), self._shards)
-        return gather_scores(len(self.database), len(queries), list(zip(self._shards, per_shard)))
+        if len(self._shards) == 1:
+            return gather_scores(len(self.database), len(queries),
+                                 [(self._shards[0], self._shards[0].scorer.scores_many(codes))])
+        # each GPU's thread puts its part's scores in place as soon as they come (its own positions)
+        out = new_scores(len(self.database), len(queries), self._shards)
+        ThreadExecutor(len(self._shards)).map(lambda s: s.place(out, s.scorer.scores_many(codes)), self._shards)
+        return out
 
     def _check_query(self, query: Sequence) -> None:
         self.scoring.check_sequences((query,), ", as the database is")  # (the scoring's alphabet is the database's)
