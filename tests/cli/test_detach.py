@@ -144,3 +144,40 @@ def test_a_detached_command(tmp_path):
     bad = subprocess.run(cmd[:5] + ["missing.fa"] + cmd[6:], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.fa" in bad.stderr
+
+
+def test_gpus_started_early_are_the_ones_the_command_uses():
+    """--gpus names the GPUs started while the input is read: all of them by
+    default where the command uses every GPU, none beyond the first for a
+    cluster's client, for align without --ends, or for a bad list."""
+    import argparse
+
+    from swgpu.cli.cluster import gpus_to_start
+
+    ns = lambda **kw: argparse.Namespace(**{"scheduler": None, "workers": None, **kw})  # noqa: E731
+    assert gpus_to_start(ns(gpus="all")) == "all"
+    assert gpus_to_start(ns(gpus="0,2")) == [0, 2]
+    assert gpus_to_start(ns()) is None
+    assert gpus_to_start(ns(gpus="all", workers=2)) is None
+    assert gpus_to_start(ns(gpus="all", ends=None)) is None and gpus_to_start(ns(gpus="1", ends=200)) == [1]
+    assert gpus_to_start(ns(gpus="x")) is None
+
+
+def test_prime_takes_device_lists(monkeypatch):
+    """The start hook starts each named device on a thread of its own (no GPU here: harmless)."""
+    from swgpu.engines.cuda import runtime
+
+    started = []
+    monkeypatch.setattr(runtime, "_primer", None)
+    monkeypatch.setattr(runtime, "_start_driver", lambda d: started.append(d))
+    runtime.prime([2, 0, 2])
+    for t in runtime._primer:
+        t.join()
+    assert sorted(started) == [0, 2]
+    runtime.prime("all")  # a second call does nothing
+    assert sorted(started) == [0, 2]
+    monkeypatch.setattr(runtime, "_primer", None)
+    runtime.prime("all")
+    for t in runtime._primer:
+        t.join()
+    assert started[2:] == [None]  # every visible device

@@ -25,7 +25,7 @@ from ..exceptions import InputError
 from ..parallel import SCHEDULER_ENV
 from .checks import positive_int
 
-__all__ = ["add_cluster", "executor_from", "cluster_of", "local_devices"]
+__all__ = ["add_cluster", "executor_from", "cluster_of", "local_devices", "gpus_to_start"]
 
 
 def add_cluster(p: argparse.ArgumentParser) -> None:
@@ -47,6 +47,23 @@ def wants_cluster(args) -> bool:
     """Whether the options (or ``$SWGPU_SCHEDULER``) ask for a Dask cluster."""
     return (getattr(args, "scheduler", None) is not None or getattr(args, "workers", None) is not None
             or bool(os.environ.get(SCHEDULER_ENV, "").strip()))
+
+
+def gpus_to_start(args):
+    """The GPUs a command will use in this process, to start early
+    (``--gpus``: ids, or ``"all"``); None for the first only: no ``--gpus``
+    (or ``align`` without ``--ends``, which uses one GPU), a bad one (said
+    where it is used), or a Dask cluster's run (its workers hold the GPUs)."""
+    from .options import gpu_ids
+
+    text = getattr(args, "gpus", None)
+    if not isinstance(text, str) or (hasattr(args, "ends") and not args.ends) or wants_cluster(args):
+        return None
+    try:
+        ids = gpu_ids(text)
+    except InputError:
+        return None
+    return "all" if ids is None else ids
 
 
 def executor_from(args):

@@ -170,8 +170,9 @@ def _run(parser: Parser, args) -> int:
         compiled.preload_scan()  # Numba loads while NumPy, the engines and CuPy are imported
     if getattr(args, "device", None):
         from ..engines.start import start_gpu  # before NumPy is imported
+        from .cluster import gpus_to_start
 
-        start_gpu(args.device)  # the GPU starts while the command reads its input
+        start_gpu(args.device, gpus_to_start(args))  # the GPUs start while the command reads its input
     return int(args.func(args) or 0)
 
 

@@ -84,8 +84,8 @@ def register_engine(name: str, loader: Ref, *, accelerator: bool, probe: Ref | N
     pick it. ``probe``: a function (or ``"module:function"``) giving
     ``(available, count, why_not, describe)`` as :class:`Probe`, asked on
     first need (default: always available, one device). ``start``: a
-    function starting the first device in the background, harmless without
-    one. ``aliases``: other names of ``--device`` for it (not listed).
+    function starting the first device in the background (or, given device
+    ids or ``"all"``, those), harmless without one. ``aliases``: other names of ``--device`` for it (not listed).
     """
     name = name.lower()
     entry = EngineEntry(name, loader, bool(accelerator), probe, start, tuple(a.lower() for a in aliases))
@@ -161,14 +161,17 @@ def load(name: str) -> type:
     return _get(entry.loader)
 
 
-def start(device: str = "auto") -> None:
+def start(device: str = "auto", devices=None) -> None:
     """Start, in the background, the device(s) ``device`` may use: the named
-    engine's, or every accelerator's for ``auto``; nothing for other names."""
+    engine's, or every accelerator's for ``auto``; nothing for other names.
+    ``devices``: the ids the command will use (or ``"all"``), passed to the
+    engine's start function; None: its first device."""
     device = (device or "auto").lower()
     entries = [e for e in _entries.values() if e.accelerator] if device == "auto" else [lookup(device)]
     for entry in entries:
         if entry is not None and entry.start is not None:
-            _get(entry.start)()
+            hook = _get(entry.start)
+            hook() if devices is None else hook(devices)
 
 
 register_engine("cpu", "swgpu.engines.cpu.engine:CpuEngine", accelerator=False)

@@ -11,8 +11,9 @@ from . import registry
 __all__ = ["start_gpu"]
 
 
-def start_gpu(device: str = "auto") -> None:
+def start_gpu(device: str = "auto", devices=None) -> None:
     """Start the device in the background when ``device`` may use one (``auto``:
     every registered accelerator's, ``cuda``: the GPU's; see
-    :func:`~swgpu.engines.registry.start`); harmless without a GPU."""
-    registry.start(device)
+    :func:`~swgpu.engines.registry.start`): the first, or ``devices`` (ids, or
+    ``"all"``); harmless without a GPU."""
+    registry.start(device, devices)

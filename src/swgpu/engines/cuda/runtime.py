@@ -17,32 +17,55 @@ from importlib import resources
 __all__ = ["prime", "probe", "available", "why_unavailable", "cupy", "get_module", "get_modules", "prefetch", "kernel_source", "device_count", "arch", "describe"]
 
 _why = ""
-_primer: threading.Thread | None = None
+_primer: list | None = None
 
 
-def _start_driver() -> None:
+def _start_driver(device: int | None) -> None:
     # Plain driver calls through ctypes, which releases the GIL around each
     # call: the caller's thread goes on reading input meanwhile. The CUDA
     # runtime (CuPy) later finds the driver started and the primary context
-    # of the device made, the one it would have made itself.
+    # of the device made, the one it would have made itself. ``device`` None:
+    # every device, each on a thread of its own.
     try:
         lib = ctypes.CDLL("libcuda.so.1")
+        if lib.cuInit(0) != 0:
+            return
+        if device is None:
+            count = ctypes.c_int(0)
+            if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
+                return
+            threads = [threading.Thread(target=_start_driver, args=(d,), name=f"swgpu-cuda-start-{d}", daemon=True)
+                       for d in range(count.value)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            return
         dev, ctx = ctypes.c_int(0), ctypes.c_void_p()
-        if lib.cuInit(0) == 0 and lib.cuDeviceGet(ctypes.byref(dev), 0) == 0:
+        if lib.cuDeviceGet(ctypes.byref(dev), int(device)) == 0:
             lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
     except Exception:  # no driver, no GPU: CuPy says why when asked
         pass
 
 
-def prime() -> None:
-    """Start the CUDA driver and the first GPU's context on a background
-    thread (0.2-0.4 s on a data-centre GPU), so that a command that will use
-    the GPU overlaps that start with reading its input. Harmless without a
-    GPU; a second call does nothing."""
+def prime(devices=None) -> None:
+    """Start the CUDA driver and a GPU's context on a background thread
+    (0.2-0.4 s on a data-centre GPU), so that a command that will use the
+    GPU overlaps that start with reading its input: the first GPU's, or those
+    of ``devices`` (ids, or ``"all"``: every visible GPU, each on a thread of
+    its own). Harmless without a GPU; a second call does nothing."""
     global _primer
     if _primer is None:
-        _primer = threading.Thread(target=_start_driver, name="swgpu-cuda-start", daemon=True)
-        _primer.start()
+        if devices is None:
+            targets = [0]
+        elif devices == "all":
+            targets = [None]
+        else:
+            targets = sorted({int(d) for d in devices}) or [0]
+        _primer = [threading.Thread(target=_start_driver, args=(d,), name="swgpu-cuda-start", daemon=True)
+                   for d in targets]
+        for t in _primer:
+            t.start()
 
 
 @functools.lru_cache(maxsize=None)
