@@ -65,7 +65,8 @@ def _profile_row(prof, full, code, t, matrix):
 # along the row (so the compiler vectorises them), plus one short running
 # maximum for horizontal gaps. Horizontal gaps may be computed from H before
 # horizontal gaps are folded in, because gap_open >= gap_extend: opening a gap
-# right after another gap never beats extending it.
+# right after another gap never beats extending it (the same values; measured
+# faster in sw_start and nw_path, slower in the other kernels, which keep H).
 
 
 @nb.njit(**_OPTS)
@@ -186,10 +187,11 @@ def sw_start(rq, rt, matrix, gap_open, gap_extend, best):
         e = NEG
         left = NEG
         for j in range(1, n + 1):
+            pre = Hc[j]
             e = max(np.int32(e - ge), np.int32(left - go))
-            h = max(Hc[j], e)
+            h = max(pre, e)
             Hc[j] = h
-            left = h
+            left = pre
         Hc[0] = NEG
         Hp, Hc = Hc, Hp
         Hc[0] = NEG
@@ -244,6 +246,12 @@ def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
     touches the start / the end (``gap_extend`` where the gap continues outside).
     Returns op codes (0 pair, 1 ``a`` residue against a gap, 2 ``b`` residue
     against a gap) in order, and the path's score.
+
+    Each row in three passes, as the row kernels above: the diagonal and the
+    vertical gaps (no dependency along the row), the horizontal gaps (a running
+    maximum over H before they are folded in, the same values and the same
+    extend-or-open choices because ``gap_open >= gap_extend``), then H and the
+    direction bytes (no dependency along the row).
     """
     m = a.shape[0]
     n = b.shape[0]
@@ -252,44 +260,48 @@ def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
     # bits 0-1: H source (0 diag, 1 E, 2 F); bit 2: E extends; bit 3: F extends
     D = np.empty((m + 1, n + 1), dtype=np.uint8)  # (row 0 and column 0 are never read)
     H = np.empty(n + 1, dtype=np.int32)
+    Hn = np.empty(n + 1, dtype=np.int32)
     F = _full32(n + 1, NEG)
+    DG = np.empty(n + 1, dtype=np.int32)   # the diagonal term of each cell of the row
+    PRE = np.empty(n + 1, dtype=np.int32)  # max(diagonal, F): H before horizontal gaps (column 0: the border)
+    E = np.empty(n + 1, dtype=np.int32)    # E of each cell (column 0: none)
+    FX = np.empty(n + 1, dtype=np.uint8)   # bit 3 of each cell
     H[0] = 0
     for j in range(1, n + 1):
         H[j] = -(go + np.int32(j - 1) * ge)
+    E[0] = NEG
     for i in range(1, m + 1):
         row = matrix[a[i - 1]]
-        diag = H[0]
-        h = np.int32(-(np.int32(lead_open) + np.int32(i - 1) * ge))
-        H[0] = h
+        border = np.int32(-(np.int32(lead_open) + np.int32(i - 1) * ge))
+        for j in range(1, n + 1):
+            fo = np.int32(H[j] - go)
+            fe = np.int32(F[j] - ge)
+            f = max(fe, fo)
+            F[j] = f
+            FX[j] = np.uint8(8) if fe >= fo else np.uint8(0)
+            d = np.int32(H[j - 1] + row[b[j - 1]])
+            DG[j] = d
+            PRE[j] = max(d, f)
+        PRE[0] = border
         e = NEG
         for j in range(1, n + 1):
-            flags = np.uint8(0)
-            eo = np.int32(h - go)
-            ee = np.int32(e - ge)
-            if ee >= eo:
-                e = ee
-                flags |= 4
-            else:
-                e = eo
-            up = H[j]
-            fo = np.int32(up - go)
-            fe = np.int32(F[j] - ge)
-            if fe >= fo:
-                f = fe
-                flags |= 8
-            else:
-                f = fo
-            F[j] = f
-            h = np.int32(diag + row[b[j - 1]])
+            e = max(np.int32(e - ge), np.int32(PRE[j - 1] - go))
+            E[j] = e
+        Hn[0] = border
+        for j in range(1, n + 1):
+            e = E[j]
+            flags = np.int32(FX[j]) | (np.int32(4) if np.int32(E[j - 1] - ge) >= np.int32(PRE[j - 1] - go) else np.int32(0))
+            h = DG[j]
             if e > h:
                 h = e
-                flags = (flags & 12) | 1
+                flags = (flags & np.int32(12)) | np.int32(1)
+            f = F[j]
             if f > h:
                 h = f
-                flags = (flags & 12) | 2
-            D[i, j] = flags
-            diag = up
-            H[j] = h
+                flags = (flags & np.int32(12)) | np.int32(2)
+            D[i, j] = np.uint8(flags)
+            Hn[j] = h
+        H, Hn = Hn, H
     final = H[n]
     state = 0
     if m > 0 and n > 0:
