@@ -135,7 +135,8 @@ def announce_compile(*dispatchers) -> None:
     if not fresh:
         return
     _checked.update(id(d) for d in fresh)
-    if not _announced and any(will_compile(d) for d in fresh):
+    # (only where it would be said: reading a kernel's cache index costs tens of ms on the way to its first call)
+    if not _announced and _terminal() and any(will_compile(d) for d in fresh):
         announce_compiling()
 
 
