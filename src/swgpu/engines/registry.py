@@ -85,7 +85,8 @@ def register_engine(name: str, loader: Ref, *, accelerator: bool, probe: Ref | N
     ``(available, count, why_not, describe)`` as :class:`Probe`, asked on
     first need (default: always available, one device). ``start``: a
     function starting the first device in the background (or, given device
-    ids or ``"all"``, those), harmless without one. ``aliases``: other names of ``--device`` for it (not listed).
+    ids or ``"all"``, those), harmless without one. ``aliases``: other names
+    of ``--device`` for it (not listed).
     """
     name = name.lower()
     entry = EngineEntry(name, loader, bool(accelerator), probe, start, tuple(a.lower() for a in aliases))

@@ -353,9 +353,11 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     ok, ln_n, bins = facts.ok, facts.ln_n, facts.bins
     capped = np.minimum(s, cap)
     b = _Bins(facts.bins_ok, capped, facts.bins_size)
-    where = {} if facts.all_ok else {"where": ok}
-    low = 0.0 if not facts.all_ok else s.min()
-    if s.max(initial=-np.inf, **where) - low < 10:
+    if facts.all_ok:
+        low, high = s.min(), s.max()
+    else:
+        low, high = 0.0, s.max(initial=-np.inf, where=ok)
+    if high - low < 10:
         return _failed("scores span fewer than 10 units", dna, count, residues, query_length)
     first = _regress(b, 0.1, True)
     if first is None:

@@ -201,7 +201,8 @@ def test_parts_of_whole_blocks_placed_as_rows(n, parts):
 def test_layouts_of_other_parts():
     """A part of every sequence, of long runs that are not blocks, and of scattered ones."""
     n = 5000
-    whole, runs, scattered = Shard(None, np.arange(n)), Shard(None, np.arange(100, 4100)), Shard(None, np.arange(0, n, 3))
+    whole, runs = Shard(None, np.arange(n)), Shard(None, np.arange(100, 4100))
+    scattered = Shard(None, np.arange(0, n, 3))
     assert whole.layout(n) == ("all",) and runs.layout(n)[0] == "runs" and scattered.layout(n) == ("scatter",)
     for shard in (whole, runs, scattered):
         m = shard.members

@@ -118,7 +118,8 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     threads = max(1, int(threads or os.cpu_count() or 1))
     # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some
     least = 1 if int(np.dot(qlen, tlen)) >= threads * _CELLS_PER_THREAD else 64
-    per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE, max(least, -(-n // (threads * _RANGES_PER_THREAD))))
+    per = _PAIRS_PER_RANGE if threads == 1 else min(_PAIRS_PER_RANGE,
+                                                     max(least, -(-n // (threads * _RANGES_PER_THREAD))))
     cuts = list(range(0, n, per)) + [n]
     parts = list(zip(cuts[:-1], cuts[1:]))
     announce_compile(_trace, *((_ends_last,) if end_at_last else ()))

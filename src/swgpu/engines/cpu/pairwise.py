@@ -290,7 +290,8 @@ def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
         Hn[0] = border
         for j in range(1, n + 1):
             e = E[j]
-            flags = np.int32(FX[j]) | (np.int32(4) if np.int32(E[j - 1] - ge) >= np.int32(PRE[j - 1] - go) else np.int32(0))
+            extends = np.int32(E[j - 1] - ge) >= np.int32(PRE[j - 1] - go)
+            flags = np.int32(FX[j]) | (np.int32(4) if extends else np.int32(0))
             h = DG[j]
             if e > h:
                 h = e
