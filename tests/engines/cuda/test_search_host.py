@@ -73,6 +73,25 @@ def test_host_unit_codes_match_the_layout():
             c = 22 if j == UL - 1 else c
             ref[a + j] = c
     np.testing.assert_array_equal(out, ref)
+    # large parts are gathered in compiled code: the same codes, from a read-only (mapped) file too
+    from swgpu.engines.cuda import search_stream
+
+    res.flags.writeable = False
+    for part in (units, units.part(3, 250)):
+        want = host_unit_codes(res, part, 20, np.full(part.total_cols, 7, np.uint8))
+        got = np.full(part.total_cols, 9, np.uint8)
+        search_stream.COMPILED_COLUMNS, before = 0, search_stream.COMPILED_COLUMNS
+        try:
+            search_stream.unit_codes(res, part, 20, got)
+        finally:
+            search_stream.COMPILED_COLUMNS = before
+        np.testing.assert_array_equal(got, want)
+
+
+def test_streamed_parts_keep_their_codes_only_where_the_host_has_room():
+    from swgpu.engines.cuda.search_stream import host_cache_fits
+
+    assert host_cache_fits(1 << 20) and not host_cache_fits(1 << 60)
 
 
 def test_gpu_batch_size_bounded_by_memory():

@@ -252,41 +252,57 @@ class CudaSearchEngine(BatchScoring):
 
     def _pair_db(self, part: Part, ids: np.ndarray | None = None) -> DevicePairs:
         """Sequence-pair layout of units ``ids`` of ``part`` (all when None;
-        cached), codes interleaved on the GPU from the part's codes."""
+        cached), codes interleaved on the GPU from the part's codes. A streamed
+        part keeps the layout's device arrays while its codes come and go, so
+        a query alone waits for no copy to the GPU but its codes' upload."""
         if ids is None and part.pairs is not None:
             return part.pairs
-        cp, units = self._cp, part.units
-        lay = pairs_of_units(units, np.arange(units.n) if ids is None else np.sort(ids))
-        npairs = lay.npairs
-        codes = cp.empty(2 * max(lay.total_cols, 4), dtype=np.uint8)
-        d_poff = cp.asarray(lay.poff) if npairs else cp.zeros(1, dtype=np.int64)
-        d_plen = cp.asarray(lay.plen.astype(np.int32)) if npairs else cp.zeros(1, dtype=np.int32)
+        if ids is not None:
+            meta = self._pair_meta(part.units, pairs_of_units(part.units, np.sort(ids)))
+        else:
+            if part.pair_meta is None:
+                part.pair_meta = self._pair_meta(part.units, pairs_of_units(part.units, np.arange(part.units.n)))
+            meta = part.pair_meta
+        cp = self._cp
+        sa, sb, la, lb, poff, plen, porig, npairs, total_cols = meta
+        codes = cp.empty(2 * max(total_cols, 4), dtype=np.uint8)
         if npairs:
-            sa = units.uoff[lay.ua]
-            sb = np.where(lay.ub >= 0, units.uoff[np.maximum(lay.ub, 0)], 0)
             self._helper("swp_build_pairs")(
                 (npairs,), (128,),
-                (part.codes, cp.asarray(sa), cp.asarray(sb), cp.asarray(lay.la.astype(np.int32)),
-                 cp.asarray(lay.lb.astype(np.int32)), d_poff, d_plen, np.int32(npairs),
-                 np.int32(self.pad_code), codes))
-        porig = cp.asarray(lay.porig.ravel()) if npairs else cp.full(2, -1, dtype=np.int32)
-        out = DevicePairs(codes, d_poff, d_plen, porig, npairs, lay.total_cols)
+                (part.codes, sa, sb, la, lb, poff, plen, np.int32(npairs), np.int32(self.pad_code), codes))
+        out = DevicePairs(codes, poff, plen, porig, npairs, total_cols)
         if ids is None:
             part.pairs = out
         return out
+
+    def _pair_meta(self, units, lay) -> tuple:
+        """The device arrays of the pair layout ``lay`` of ``units``: where each
+        pair's two units start, their lengths, the pairs' columns and original
+        indices; then the number of pairs and their columns."""
+        cp, npairs = self._cp, lay.npairs
+        if not npairs:
+            zero = cp.zeros(1, dtype=np.int64)
+            return zero, zero, zero, zero, zero, cp.zeros(1, dtype=np.int32), cp.full(2, -1, dtype=np.int32), 0, 0
+        sa = units.uoff[lay.ua]
+        sb = np.where(lay.ub >= 0, units.uoff[np.maximum(lay.ub, 0)], 0)
+        return (cp.asarray(sa), cp.asarray(sb), cp.asarray(lay.la.astype(np.int32)), cp.asarray(lay.lb.astype(np.int32)),
+                cp.asarray(lay.poff), cp.asarray(lay.plen.astype(np.int32)), cp.asarray(lay.porig.ravel()), npairs,
+                lay.total_cols)
 
     def _chunks(self, part: Part):
         """(column ranges, first units, columns on the host) of the chunks the
         query-pair kernel streams in ``part``: consecutive non-empty sequences,
         about ``chunk_columns`` columns each (default: CHUNKS_PER_SM chunks per
-        SM over the whole database). Chunks go to groups longest first, so the
+        SM over the part: a streamed part fills the GPU as the whole database
+        would, instead of leaving the last wave of its chunks a fraction of
+        the GPU). Chunks go to groups longest first, so the
         chunks that run in lockstep (the groups of a warp, the warps of a
         block) have about equal columns, and the longest start first."""
         target = int(self.chunk_columns or 0)
         if target not in part.chunks:
             units = part.units
             nz = int(np.count_nonzero(units.length))
-            cols_each = target or -(-self._units.total_cols // (CHUNKS_PER_SM * self._sms))
+            cols_each = target or -(-units.total_cols // (CHUNKS_PER_SM * self._sms))
             # a sequence longer than the target is a chunk of its own
             cid = units.uoff[:nz] // max(cols_each, 1)
             starts = np.flatnonzero(np.diff(cid, prepend=-1)).astype(np.int64)
