@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..engines.kernel_names import PAIR_KERNELS
 from ..engines.registry import device_choices
 from ..exceptions import InputError
-from .checks import gap_penalty, positive_int
+from .checks import gap_penalty, memory_size, positive_int
 from .options import Parser, finish, gpu_ids
 from .paths import check_folder
 
@@ -34,6 +34,8 @@ def _add_search(bsub) -> None:
     b.add_argument("--out", default="bench-out", help="folder for JSON and PNG (default bench-out)")
     b.add_argument("--device", default="auto", choices=list(device_choices()))
     b.add_argument("--gpus", default="all")
+    b.add_argument("--gpu-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="GPU memory the database may take on each GPU (below its size: streamed in parts)")
     finish(b, run)
 
 
@@ -74,7 +76,7 @@ def run_search(args) -> int:
         random_db = (count, length)
     bench_search(args.query, args.db, random_db=random_db, device=args.device, matrix=args.matrix,
                  gap_open=args.gap_open, gap_extend=args.gap_extend, top=args.top, repeats=args.repeats,
-                 gpus=gpu_ids(args.gpus), out=args.out, label=args.label)
+                 gpus=gpu_ids(args.gpus), out=args.out, label=args.label, gpu_memory=args.gpu_memory)
     return 0
 
 

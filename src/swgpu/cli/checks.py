@@ -13,6 +13,8 @@ argparse.ArgumentTypeError: must be an integer >= 1, got '0'
 Traceback (most recent call last):
 ...
 argparse.ArgumentTypeError: must be a finite number > 0, got 'inf'
+>>> memory_size("8G"), memory_size("500M"), memory_size("2097152")
+(8589934592, 524288000, 2097152)
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["int_in", "positive_int", "non_negative_int", "non_positive_int", "gap_penalty", "positive_float"]
+__all__ = ["int_in", "positive_int", "non_negative_int", "non_positive_int", "gap_penalty", "positive_float", "memory_size"]
 
 
 def int_in(low: int | None = None, high: int | None = None):
@@ -69,4 +71,21 @@ def positive_float(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def memory_size(text: str) -> int:
+    """An argparse ``type``: bytes, as a whole number with an optional unit
+    K, M, G or T (powers of 1,024; ``B`` or ``iB`` after it allowed), at least 1M."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in _UNITS else ""
+    try:
+        value = int(t[:len(t) - len(unit)]) * _UNITS[unit]
+    except ValueError:
+        value = -1
+    if value < _UNITS["M"]:
+        raise argparse.ArgumentTypeError(f"must be a size of at least 1M, such as 500M or 8G, got {text!r}")
     return value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from .checks import positive_float, positive_int
+from .checks import memory_size, positive_float, positive_int
 from .cluster import wants_cluster
 from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
                       cluster_of, finish, gpu_ids, resolve_output, scoring_from, write_alignments)
@@ -37,6 +37,9 @@ def add_parser(subparsers) -> None:
     add_device(p)
     add_strand(p, "both")
     p.add_argument("--gpus", default="all", help="GPUs to use: all, or ids such as 0,1 (default all)")
+    p.add_argument("--gpu-memory", type=memory_size, default=None, metavar="SIZE",
+                   help="GPU memory the database may take on each GPU, such as 8G (default 70%% of what is free); "
+                        "a larger database is streamed to the GPU in parts for every batch of queries")
     add_cluster(p)
     add_quiet(p)
     declare(p, inputs=("query", "db"), outputs=("output",))
@@ -91,7 +94,7 @@ def _search(args, report, db, queries, scoring, executor) -> int:
     gpus = gpu_ids(args.gpus)
     gpus = gpus if executor is None else None  # the cluster's workers have their GPUs
     searcher = Searcher(db, scoring, device=args.device, gpus=gpus, threads=args.threads, executor=executor,
-                        evalues=args.evalue_method)
+                        evalues=args.evalue_method, gpu_memory=args.gpu_memory)
     report.phase("upload")  # engine start and the database on the device
     searcher.compile(queries, args.strand)
     report.phase("compile")  # the kernels these queries need, compiled or loaded from the disk cache

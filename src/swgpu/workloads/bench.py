@@ -102,7 +102,8 @@ def _median_seconds(fn, repeats: int) -> float:
 
 def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | None = None, device: str = "auto",
                  matrix: str = "BLOSUM62", gap_open: int = 11, gap_extend: int = 1, top: int = 10,
-                 repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print) -> dict:
+                 repeats: int = 3, gpus=None, out: str = "bench-out", label: str = "search", log=print,
+                 gpu_memory: int | None = None) -> dict:
     """Time database search for each query; returns (and saves) the results."""
     t0 = time.perf_counter()
     db = random_protein_database(*random_db) if random_db else Database.load(db_path, "protein")
@@ -110,7 +111,7 @@ def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | Non
     queries = read_sequences(queries_path, "protein")
     scoring = Scoring.build("protein", matrix=matrix, gap_open=gap_open, gap_extend=gap_extend)
     t0 = time.perf_counter()
-    searcher = Searcher(db, scoring, device=device, gpus=gpus)
+    searcher = Searcher(db, scoring, device=device, gpus=gpus, gpu_memory=gpu_memory)
     searcher.compile(queries)  # kernels compiled (or loaded from the cache) outside the timing
     searcher.scores(Sequence.from_text("warmup", "MKVLAAGIVW" * 3, PROTEIN))
     load_s = time.perf_counter() - t0
@@ -136,10 +137,12 @@ def bench_search(queries_path, db_path=None, *, random_db: tuple[int, int] | Non
         "scoring_seconds": total_s, "gcups": total_cells / total_s / 1e9,
         "one_by_one_seconds": single_s, "one_by_one_gcups": total_cells / single_s / 1e9,
         "with_alignments_seconds": with_aln_s, "top": top, "hits_aligned": hits, "per_query": rows,
+        "database_parts": searcher.database_parts, "gpu_memory": gpu_memory,
     }
     log(f"total: {total_cells / total_s / 1e9:.1f} GCUPS over {len(queries)} queries together ({total_s:.3f} s), "
         f"{total_cells / single_s / 1e9:.1f} one by one; "
-        f"with top-{top} alignments {with_aln_s:.2f} s; load+compile {load_s:.2f} s")
+        f"with top-{top} alignments {with_aln_s:.2f} s; load+compile {load_s:.2f} s; "
+        f"database parts per GPU {searcher.database_parts}")
     outdir = Path(out)
     _save(outdir, f"bench_{label}", result)
     order = sorted(rows, key=lambda r: r["length"])

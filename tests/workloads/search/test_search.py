@@ -208,3 +208,53 @@ def test_multi_gpu_split_equals_one_gpu(swissprot_db):
         np.testing.assert_array_equal(a, b)
 
 
+
+
+@pytest.mark.gpu
+def test_streamed_database_scores_and_hits_equal_resident(swissprot_db):
+    """``gpu_memory`` below the database's size: parts streamed for every
+    batch, the same scores and top hits as the resident database."""
+    from swgpu.engines.cuda import runtime
+
+    if not runtime.available():
+        pytest.skip(f"no CUDA device: {runtime.why_unavailable()}")
+    db, special = swissprot_db
+    scoring = Scoring.default("protein")
+    resident = Searcher(db, scoring, device="cuda", gpus=[0])
+    streamed = Searcher(db, scoring, device="cuda", gpus=[0], gpu_memory=1 << 20)
+    assert resident.database_parts == [1] and streamed.database_parts[0] >= 4
+    qs = [special["q3000"], db.sequence(5), db.sequence(2999)]
+    for a, b in zip(resident.scores_many(qs), streamed.scores_many(qs)):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(resident.search(qs, top=5), streamed.search(qs, top=5)):
+        assert [(h.target, h.score, h.cigar) for h in a.hits] == [(h.target, h.score, h.cigar) for h in b.hits]
+
+
+def test_gpu_memory_leaves_the_cpu_engine_as_it_is():
+    rng = np.random.default_rng(4)
+    db = Database.from_sequences([_random_protein(rng, int(n), f"s{i}") for i, n in enumerate(rng.integers(1, 300, 50))])
+    scoring = Scoring.default("protein")
+    q = _random_protein(rng, 120, "q")
+    plain = Searcher(db, scoring, device="cpu")
+    limited = Searcher(db, scoring, device="cpu", gpu_memory=1 << 20)
+    assert limited.database_parts == plain.database_parts == [1]
+    np.testing.assert_array_equal(plain.scores(q), limited.scores(q))
+
+
+def test_several_shards_score_like_one():
+    """Several shards (one thread each) put their scores into the same arrays
+    as one scorer over the whole database."""
+    from swgpu.engines.base import get_engine
+    from swgpu.workloads.search.placement import Shard
+
+    rng = np.random.default_rng(8)
+    db = Database.from_sequences([_random_protein(rng, int(n), f"s{i}") for i, n in enumerate(rng.integers(1, 200, 90))])
+    scoring = Scoring.default("protein")
+    queries = [_random_protein(rng, 80, "a"), _random_protein(rng, 33, "b")]
+    one = Searcher(db, scoring, device="cpu")
+    want = one.scores_many(queries)
+    engine = get_engine("cpu")
+    one._shards = [Shard.load(engine.database_scorer(scoring), db, g) for g in partition_by_residues(db.lengths, 3)]
+    got = one.scores_many(queries)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)

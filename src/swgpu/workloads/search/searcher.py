@@ -65,6 +65,14 @@ class SearchResult:
     strand_scores: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
+def _limited(scorer, gpu_memory: int | None):
+    """``scorer``, holding at most ``gpu_memory`` bytes of its device's memory
+    where it has such a limit (GPU engines; larger databases are streamed)."""
+    if gpu_memory is not None and hasattr(scorer, "memory_limit"):
+        scorer.memory_limit = int(gpu_memory)
+    return scorer
+
+
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
     """Positions of the ``top`` best positive scores, best first; ties by ``index`` ascending."""
     positive = np.flatnonzero(scores > 0)
@@ -120,10 +128,16 @@ class Searcher:
         the regression of score on ln(length)) where there are enough
         unrelated scores, else from ``lambda`` and ``K``; ``"karlin"``: always
         from ``lambda`` and ``K`` (BLAST's tables where they exist), as BLAST.
+    gpu_memory:
+        Bytes of each GPU's memory the database may take (``None``: 70% of
+        what is free when it is loaded); a larger database (or its share of
+        it) is streamed to the GPU in parts for every batch of queries, with
+        the same scores. Not used on the CPU nor on a cluster's workers.
     """
 
     def __init__(self, database: Database, scoring: Scoring, device: str = "auto", gpus: list[int] | None = None,
-                 threads: int | None = None, executor: Executor | None = None, evalues: str = "search"):
+                 threads: int | None = None, executor: Executor | None = None, evalues: str = "search",
+                 gpu_memory: int | None = None):
         if evalues not in EVALUE_METHODS:
             raise InputError(f"must be one of {', '.join(EVALUE_METHODS)}, not {evalues!r}", param="evalues")
         self.evalues = evalues
@@ -157,8 +171,15 @@ class Searcher:
         parts = partition_by_residues(database.lengths, len(engines)) if len(engines) > 1 else [None]
         # each GPU starts, takes its part of the database and is ready at the same time as the others
         self._shards = ThreadExecutor(len(engines)).map(
-            lambda ep: Shard.load(ep[0].database_scorer(scoring), database, ep[1]), list(zip(engines, parts)))
+            lambda ep: Shard.load(_limited(ep[0].database_scorer(scoring), gpu_memory), database, ep[1]),
+            list(zip(engines, parts)))
         self.load_seconds = time.perf_counter() - t0
+
+    @property
+    def database_parts(self) -> list[int]:
+        """Per GPU (or engine) of this process, the parts its database is
+        streamed in for every batch of queries (1: resident)."""
+        return [int(getattr(shard.scorer, "parts", 1)) for shard in self._shards]
 
     @property
     def traceback_seconds(self) -> float:
