@@ -53,6 +53,7 @@ MAPPING = [
     (["makedb", "in.fa", "out.swdb", "--alphabet", "dna"], "alphabet", "--alphabet"),
     (["bench", "search", "-q", "q.fa", "--random-db", "1x1"], "random_db", "--random-db"),
     (["bench", "screen", "--kernels", "bitwise"], "kernels", "--kernels"),
+    (["search", "-q", "q.fa", "-d", "db.swdb", "--gpu-memory", "1M"], "memory_limit", "--gpu-memory"),
 ]
 
 # (command line, library parameter): an option the command has not, or that was not given, is not named
@@ -63,6 +64,7 @@ UNNAMED = [
     (["screen", "--pairs", "p.tsv"], "targets"),   # -t not given
     (["demo"], "top"),
     (["info"], "gap_open"),
+    (["search", "-q", "q.fa", "-d", "db.swdb"], "memory_limit"),   # the default limit: not named
 ]
 
 

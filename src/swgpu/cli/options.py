@@ -25,7 +25,7 @@ PARAM_ALIASES = {
     "database": "db", "db_path": "db",
     "queries": "query", "queries_path": "query", "query_path": "query",
     "targets": "target", "target_path": "target",
-    "outfmt": "columns",
+    "outfmt": "columns", "memory_limit": "gpu_memory",
 }
 
 #: Output format by file extension (after a ``.gz``/``.bz2``/``.xz``/``.zst``); others: the command's default.
