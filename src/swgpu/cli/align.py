@@ -40,6 +40,9 @@ def add_parser(subparsers) -> None:
     g.add_argument("--ends-out", default=None, metavar="FILE",
                    help="with --ends: write the end points here as a table (rank, query, target, strand, "
                         "1-based target end, score; default: the summary only)")
+    g.add_argument("--ends-in", default=None, metavar="FILE",
+                   help="instead of --ends: trace the first --alignments end points of each query listed in FILE "
+                        "(a table of --ends-out of the same sequences and scoring), without finding them again")
     g.add_argument("--separation", type=positive_int, default=None, metavar="COLUMNS",
                    help="with --ends: end points are local maxima within this many target columns (default 1000)")
     g.add_argument("--max-alignment-length", type=positive_int, default=None, metavar="LETTERS",
@@ -52,7 +55,7 @@ def add_parser(subparsers) -> None:
                                                  "every GPU, in this process; with --workers, the local cluster's)")
     add_cluster(p)
     add_quiet(p)
-    declare(p, inputs=("query", "target"), outputs=("output", "ends_out"))
+    declare(p, inputs=("query", "target", "ends_in"), outputs=("output", "ends_out"))
     finish(p, run)
 
 
@@ -65,7 +68,10 @@ def run(args) -> int:
 
     if args.query == args.target == "-":
         raise InputError("the query and the target cannot both be standard input (-)")
-    if args.ends is not None:
+    if args.ends is not None and args.ends_in is not None:
+        raise InputError("give either --ends (find the end points) or --ends-in (trace those of a table)",
+                         param="ends_in")
+    if args.ends is not None or args.ends_in is not None:
         if args.max_hsps > 1:
             raise InputError("applies to pairs, not with --ends: genome-scale alignment reports its end "
                              "points (--ends, --alignments)", param="max_hsps")
@@ -179,7 +185,7 @@ def _within(a, evalue) -> bool:
 def run_long(args, executor=None) -> int:
     """``--ends``: genome-scale alignment of each query record against the targets."""
     from ..io.writers.output import OutputFile
-    from ..workloads.longalign import SEPARATION, LongAligner
+    from ..workloads.longalign import SEPARATION, LongAligner, write_end_points
     from ..workloads.strands import strands_for
 
     report = Report("swgpu align", args.quiet, timings=args.timings)
@@ -191,20 +197,22 @@ def run_long(args, executor=None) -> int:
     letters = sum(len(t) for t in targets)
     strands = len(strands_for(args.strand, scoring.alphabet))
     results = []
-    with report.progress(sum(len(q) for q in queries) * letters * strands, "aligning"):
+    if args.ends_in is not None:  # traced from a table: no score pass
+        listed = _listed_ends(args, queries)
         for q in queries:
-            results.append(aligner.align(q, targets, top=args.ends, alignments=args.alignments,
-                                         min_score=max(1, args.min_score), strand=args.strand,
-                                         on_progress=report.advance))
+            results.append(aligner.trace(q, targets, listed.get(q.name, []), alignments=args.alignments))
+    else:
+        with report.progress(sum(len(q) for q in queries) * letters * strands, "aligning"):
+            for q in queries:
+                results.append(aligner.align(q, targets, top=args.ends, alignments=args.alignments,
+                                             min_score=max(1, args.min_score), strand=args.strand,
+                                             on_progress=report.advance))
     report.phase("start-up", sum(r.setup_seconds for r in results))
     report.phase("score", sum(r.score_seconds for r in results))
     report.phase("traceback", sum(r.traceback_seconds for r in results))
     if args.ends_out is not None:
         with OutputFile(args.ends_out) as out:
-            out.write("#rank\tquery\ttarget\tstrand\ttarget_end\tscore\n")
-            for r in results:
-                for k, e in enumerate(r.end_points, 1):
-                    out.write(f"{k}\t{r.query.name}\t{e.target}\t{e.strand}\t{e.target_end}\t{e.score}\n")
+            write_end_points(out, [(r.query.name, r.end_points) for r in results])
     written = write_alignments(args, scoring, [(a, r.query.text, k) for k, r in enumerate(results)
                                                for a in r.alignments if _within(a, args.evalue)],
                                targets=[(t.name, len(t)) for t in targets], queries=[r.query for r in results])
@@ -215,3 +223,17 @@ def run_long(args, executor=None) -> int:
                    f"{plural(sum(len(r.end_points) for r in results), 'end point')}, "
                    f"{plural(written, 'alignment')} written")
     return 0
+
+
+def _listed_ends(args, queries) -> dict:
+    """The end points of ``--ends-in``, by query name; a query the table names
+    that the query file has not is an error."""
+    from ..exceptions import InputError
+    from ..workloads.longalign import read_end_points
+
+    with open(args.ends_in, encoding="utf-8", errors="replace") as lines:
+        listed = read_end_points(lines, args.ends_in)
+    unknown = sorted(set(listed) - {q.name for q in queries})
+    if unknown:
+        raise InputError(f"{args.ends_in} lists end points of {unknown[0]!r}, which is not a record of {args.query}")
+    return listed

@@ -179,6 +179,50 @@ class LongAligner:
                              bounds)
         return LongResult(query, points, traced, t1 - t0, time.perf_counter() - t1, t0 - ts)
 
+    def trace(self, query: Sequence, targets: Seq[Sequence], end_points: Seq[EndPoint],
+              alignments: int | None = None) -> LongResult:
+        """The alignments of the first ``alignments`` (default: all) of
+        ``end_points`` of ``query`` along ``targets``, as :meth:`align` found
+        them (read back from its table, say), without finding them again: the
+        alignments :meth:`align` traces for them. An end point that names no
+        record of ``targets``, lies past its record, or does not score what it
+        says (the end points of other inputs or scoring) is an
+        :class:`~swgpu.exceptions.InputError`."""
+        points = list(end_points)
+        wanted = points[:len(points) if alignments is None else max(0, int(alignments))]
+        sc = self.scoring
+        targets = list(targets)
+        sc.check_sequences([query] + targets)
+        if not wanted or not targets or len(query) == 0:
+            return LongResult(query, points)
+        check_int32(sc, min(len(query), max(len(r) for r in targets)), len(query) + max(len(r) for r in targets))
+        _, bounds = genome_codes(targets)
+        records: dict[str, int | None] = {}
+        for k, r in enumerate(targets):
+            records[r.name] = None if r.name in records else k  # (a name given twice names no record)
+        signs = strands_for("both", sc.alphabet)
+        oriented_query = {s: oriented(query, s) for s in signs}
+        ends = []
+        for e in wanted:
+            k = records.get(e.target)
+            if k is None:
+                why = "twice among" if e.target in records else "not among"
+                raise InputError(f"an end point of {query.name} is on {e.target!r}, a name {why} the targets")
+            if e.strand not in oriented_query:
+                raise InputError(f"an end point of {query.name} is on the {e.strand} strand, which "
+                                 f"{sc.alphabet.name} has not")
+            if not 1 <= e.target_end <= len(targets[k]):
+                raise InputError(f"an end point of {query.name} ends at {e.target}:{e.target_end}, past the "
+                                 f"record's {len(targets[k]):,} letters")
+            ends.append((oriented_query[e.strand], e.strand, int(bounds[k]) + e.target_end - 1, e.score))
+        t0 = time.perf_counter()
+        try:
+            traced = self._trace(ends, targets, bounds)
+        except TracedScoreMismatch as exc:
+            raise InputError(f"an end point of {query.name} scores {exc.traced:,}, not the {exc.score:,} given for "
+                             "it: end points of other sequences or another scoring?") from None
+        return LongResult(query, points, traced, 0.0, time.perf_counter() - t0)
+
     def _end_points(self, queries, codes, bounds, floor, keep, on_progress):
         cluster = self.executor if is_distributed(self.executor) else None
         scanner = None if cluster is not None else self._local_scanner()
