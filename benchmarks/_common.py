@@ -70,3 +70,18 @@ def mutate(piece, rng, rate: float, indels: int, acgt_only: bool = False) -> str
         at, k = int(rng.integers(1000, len(text) - 1000)), int(rng.integers(5, 41))
         text = text[:at] + acgt[rng.integers(0, 4, k)].tobytes().decode() + text[at:]
     return text
+
+
+def generator_main(make, doc: str, seed: int, argv=None):
+    """The command line of a generator of sequence files: ``LETTERS OUTDIR [--seed S]``;
+    returns ``make(letters, outdir, seed)`` (the folder made first)."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("letters", type=int)
+    p.add_argument("outdir")
+    p.add_argument("--seed", type=int, default=seed)
+    a = p.parse_args(argv)
+    out = Path(a.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    return make(a.letters, out, a.seed)

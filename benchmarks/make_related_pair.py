@@ -10,7 +10,6 @@ The 10 Mbp × 10 Mbp pair of #31's traceback bar (fixed seed 3):
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import numpy as np
@@ -40,14 +39,9 @@ def make(n: int, out: Path, seed: int = 3) -> tuple[Path, Path]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("letters", type=int)
-    p.add_argument("outdir")
-    p.add_argument("--seed", type=int, default=3)
-    a = p.parse_args(argv)
-    out = Path(a.outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    print(*make(a.letters, out, a.seed))
+    from _common import generator_main
+
+    print(*generator_main(make, __doc__, 3, argv))
 
 
 if __name__ == "__main__":
