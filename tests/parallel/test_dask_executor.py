@@ -243,3 +243,24 @@ def test_scattered_data_lost_with_its_workers_is_sent_again(ex):
         if len(pids) == 2 and not pids & victims:
             break
     assert ex.map(_total, [{"data": future, "k": k} for k in range(3)]) == [499500, 499501, 499502]
+
+
+@pytest.mark.parametrize("lost", [KeyError("tcp://127.0.0.1:41017"), OSError("connection closed")])
+def test_scatter_is_sent_again_when_a_worker_leaves_meanwhile(monkeypatch, lost):
+    """A worker killed while its data is replicated: the scheduler answers
+    with a KeyError naming it (or the connection closes); the data is sent again."""
+    import swgpu.parallel.dask_executor as module
+
+    class Client:
+        calls = 0
+
+        def scatter(self, objs, broadcast, hash):
+            Client.calls += 1
+            if Client.calls == 1:
+                raise lost
+            return ["future"]
+
+    ex = object.__new__(DaskExecutor)
+    ex.client = Client()
+    monkeypatch.setattr(module.time, "sleep", lambda s: None)
+    assert ex._send(np.arange(3)) == "future" and Client.calls == 2

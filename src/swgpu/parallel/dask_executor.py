@@ -280,7 +280,9 @@ class DaskExecutor:
         for attempt in range(LOST_DATA_RETRIES + 1):
             try:
                 return self.client.scatter([obj], broadcast=True, hash=False)[0]
-            except OSError:  # (a connection to a worker that died: CommClosedError is an OSError)
+            # a connection to a worker that died (CommClosedError is an OSError), or the scheduler's KeyError
+            # for a worker that left while it replicated the data
+            except (OSError, KeyError):
                 if attempt == LOST_DATA_RETRIES:
                     raise
                 time.sleep(0.5 * (attempt + 1))
