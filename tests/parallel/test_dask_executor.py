@@ -245,19 +245,25 @@ def test_scattered_data_lost_with_its_workers_is_sent_again(ex):
     assert ex.map(_total, [{"data": future, "k": k} for k in range(3)]) == [499500, 499501, 499502]
 
 
-@pytest.mark.parametrize("lost", [KeyError("tcp://127.0.0.1:41017"), OSError("connection closed")])
+@pytest.mark.parametrize("lost", [KeyError("tcp://127.0.0.1:41017"), OSError("connection closed"), "timeout"])
 def test_scatter_is_sent_again_when_a_worker_leaves_meanwhile(monkeypatch, lost):
     """A worker killed while its data is replicated: the scheduler answers
-    with a KeyError naming it (or the connection closes); the data is sent again."""
+    with a KeyError naming it, the connection closes, or the replication never
+    ends (the send's timeout); the data is sent again."""
     import swgpu.parallel.dask_executor as module
+    from distributed import TimeoutError as SendTimeout
 
     class Client:
         calls = 0
 
-        def scatter(self, objs, broadcast, hash):
+        def scheduler_info(self, n_workers=-1):
+            return {"workers": {"tcp://127.0.0.1:1": {}, "tcp://127.0.0.1:2": {}}}
+
+        def scatter(self, objs, broadcast, hash, timeout):
+            assert timeout >= module.SEND_TIMEOUT_S + 2 * objs[0].nbytes / module.SEND_BYTES_PER_S
             Client.calls += 1
             if Client.calls == 1:
-                raise lost
+                raise SendTimeout() if lost == "timeout" else lost
             return ["future"]
 
     ex = object.__new__(DaskExecutor)

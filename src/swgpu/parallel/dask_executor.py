@@ -53,6 +53,11 @@ R = TypeVar("R")
 ALLOWED_FAILURES = 3
 #: Times :meth:`DaskExecutor.map` sends scattered inputs again after the worker holding them died.
 LOST_DATA_RETRIES = 3
+#: A send of data to every worker (:meth:`DaskExecutor.scatter`) is given this many seconds, plus one for every
+#: :data:`SEND_BYTES_PER_S` bytes per worker, then tried again: Dask's scheduler can wait forever on a worker that
+#: died while it copied the data there.
+SEND_TIMEOUT_S = 20
+SEND_BYTES_PER_S = 10 << 20
 #: Seconds to wait for a first worker of a remote cluster.
 WAIT_FOR_WORKERS = 30
 #: Seconds a local worker is given to stop by :meth:`DaskExecutor.abort` before it is killed.
@@ -277,12 +282,16 @@ class DaskExecutor:
 
     def _send(self, obj: Any):
         """``obj`` scattered to every worker; tried again when a worker goes away meanwhile."""
+        from dask.sizeof import sizeof
+        from distributed import TimeoutError as SendTimeout
+
+        timeout = SEND_TIMEOUT_S + sizeof(obj) * max(1, self.workers) / SEND_BYTES_PER_S
         for attempt in range(LOST_DATA_RETRIES + 1):
             try:
-                return self.client.scatter([obj], broadcast=True, hash=False)[0]
-            # a connection to a worker that died (CommClosedError is an OSError), or the scheduler's KeyError
-            # for a worker that left while it replicated the data
-            except (OSError, KeyError):
+                return self.client.scatter([obj], broadcast=True, hash=False, timeout=timeout)[0]
+            # a connection to a worker that died (CommClosedError is an OSError), the scheduler's KeyError for a
+            # worker that left while it replicated the data, or no end to that replication
+            except (OSError, KeyError, SendTimeout):
                 if attempt == LOST_DATA_RETRIES:
                     raise
                 time.sleep(0.5 * (attempt + 1))
