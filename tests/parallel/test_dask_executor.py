@@ -259,12 +259,18 @@ def test_scatter_is_sent_again_when_a_worker_leaves_meanwhile(monkeypatch, lost)
         def scheduler_info(self, n_workers=-1):
             return {"workers": {"tcp://127.0.0.1:1": {}, "tcp://127.0.0.1:2": {}}}
 
-        def scatter(self, objs, broadcast, hash, timeout):
+        def _scatter(self, objs, broadcast, hash, timeout):  # (the coroutine under Client.scatter)
             assert timeout >= module.SEND_TIMEOUT_S + 2 * objs[0].nbytes / module.SEND_BYTES_PER_S
             Client.calls += 1
             if Client.calls == 1:
+                assert broadcast
                 raise SendTimeout() if lost == "timeout" else lost
+            assert broadcast == (lost != "timeout")  # (after a stall: to one worker, the others fetch it)
             return ["future"]
+
+        def sync(self, fn, *args, callback_timeout=None, **kw):
+            assert callback_timeout == kw["timeout"]
+            return fn(*args, **kw)
 
     ex = object.__new__(DaskExecutor)
     ex.client = Client()

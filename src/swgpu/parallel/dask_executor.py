@@ -286,16 +286,31 @@ class DaskExecutor:
         from distributed import TimeoutError as SendTimeout
 
         timeout = SEND_TIMEOUT_S + sizeof(obj) * max(1, self.workers) / SEND_BYTES_PER_S
+        broadcast = True
         for attempt in range(LOST_DATA_RETRIES + 1):
             try:
-                return self.client.scatter([obj], broadcast=True, hash=False, timeout=timeout)[0]
+                return self._scatter_within(obj, timeout, broadcast)
             # a connection to a worker that died (CommClosedError is an OSError), the scheduler's KeyError for a
-            # worker that left while it replicated the data, or no end to that replication
-            except (OSError, KeyError, SendTimeout):
+            # worker that left while it replicated the data, or no end to that replication: then the data goes
+            # to one worker, and the others fetch it from there as their tasks need it
+            except (OSError, KeyError, SendTimeout) as exc:
                 if attempt == LOST_DATA_RETRIES:
                     raise
+                broadcast = broadcast and not isinstance(exc, SendTimeout)
                 time.sleep(0.5 * (attempt + 1))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _scatter_within(self, obj: Any, timeout: float, broadcast: bool = True):
+        """``client.scatter([obj], broadcast=broadcast)``, given up after
+        ``timeout`` seconds: the client's own timeout bounds only the wait for
+        workers, not the copies to them (the coroutine under ``scatter``,
+        bounded as ``Client.sync`` can bound it; the plain call where that is not there)."""
+        client = self.client
+        inner = getattr(client, "_scatter", None)
+        if inner is None:  # pragma: no cover - (another version of distributed)
+            return client.scatter([obj], broadcast=broadcast, hash=False, timeout=timeout)[0]
+        return client.sync(inner, [obj], broadcast=broadcast, hash=False, timeout=timeout,
+                           callback_timeout=timeout)[0]
 
     def _scatter_again(self, items: list) -> list:
         """``items`` with every scattered future in them replaced by a new
