@@ -70,6 +70,10 @@ def run(args) -> int:
     report = Report("swgpu search", args.quiet, timings=args.timings)
     resolve_output(args)
     check_scoring(args)
+    if args.gpu_memory is not None and wants_cluster(args):
+        from ..exceptions import InputError
+
+        raise InputError("applies to the GPUs of this process, not to a cluster's workers", param="gpu_memory")
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
     try:  # the engine starts (CuPy, a GPU's context) while the database and the queries are read
         local = args.device != "cpu" and not wants_cluster(args)

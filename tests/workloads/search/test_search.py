@@ -147,7 +147,8 @@ def test_dna_database_search(shared_data):
 
 
 @pytest.mark.parametrize("args,msg", [(["--top", "0"], "--top"), (["--gpus", "x"], "--gpus"),
-                                      (["--device", "cpu", "--matrix", "NUC.4.4"], "NUC.4.4")])
+                                      (["--device", "cpu", "--matrix", "NUC.4.4"], "NUC.4.4"),
+                                      (["--gpu-memory", "1G", "--workers", "2"], "--gpu-memory: applies to the GPUs")])
 def test_search_bad_options(args, msg, capsys, shared_data):
     fasta = str(shared_data / "protein" / "queries_brief11.fasta")
     assert main(["search", "-q", fasta, "-d", fasta, *args]) == 2
