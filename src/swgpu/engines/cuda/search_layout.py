@@ -85,12 +85,17 @@ def unit_layout(offsets: np.ndarray) -> Units:
     return Units(order, ln, ulen, uoff, off[:-1][order])
 
 
-def host_unit_codes(res: np.ndarray, units: Units, pad: int, out: np.ndarray) -> np.ndarray:
+def host_unit_codes(res: np.ndarray, units: Units, pad: int, out: np.ndarray, copy_residues=None) -> np.ndarray:
     """The GPU code layout of ``units`` built into ``out``: each sequence's
     residues, pad columns up to ``ulen``, the closing letter ``pad + 1`` on the
-    last two columns but ``pad + 2`` on the very last."""
+    last two columns but ``pad + 2`` on the very last. ``copy_residues(res,
+    units, out)``, when given, puts the residues in place instead of the
+    NumPy gathers here."""
     out[: units.total_cols] = pad
-    L, src, uoff, ulen = units.length, units.src, units.uoff, units.ulen
+    L, src, uoff = units.length, units.src, units.uoff
+    if copy_residues is not None:
+        copy_residues(res, units, out)
+        return _closing_letters(units, pad, out)
     for k in np.flatnonzero(L >= 4096):  # few: plain slices
         out[uoff[k]: uoff[k] + L[k]] = res[src[k]: src[k] + L[k]]
     short = np.flatnonzero((L > 0) & (L < 4096))
@@ -104,8 +109,12 @@ def host_unit_codes(res: np.ndarray, units: Units, pad: int, out: np.ndarray) ->
         pos = np.arange(unit_of.size, dtype=np.int64) - (cl[i:j] - cl[i])[unit_of]
         out[uoff[ks][unit_of] + pos] = res[src[ks][unit_of] + pos]
         i = j
-    nz = ulen > 0
-    ends = uoff[nz] + ulen[nz]
+    return _closing_letters(units, pad, out)
+
+
+def _closing_letters(units: Units, pad: int, out: np.ndarray) -> np.ndarray:
+    nz = units.ulen > 0
+    ends = units.uoff[nz] + units.ulen[nz]
     out[ends - 2] = pad + 1
     out[ends - 1] = pad + 2
     return out

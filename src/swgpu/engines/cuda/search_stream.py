@@ -49,18 +49,15 @@ COMPILED_COLUMNS = 1 << 22
 def unit_codes(res: np.ndarray, units: Units, pad: int, out: np.ndarray) -> np.ndarray:
     """:func:`~.search_layout.host_unit_codes`, the residues of a large part
     copied in compiled code (:func:`swgpu.io.kernels.copy_two`)."""
-    if units.total_cols < COMPILED_COLUMNS:
-        return host_unit_codes(res, units, pad, out)
+    return host_unit_codes(res, units, pad, out, None if units.total_cols < COMPILED_COLUMNS else _copy_compiled)
+
+
+def _copy_compiled(res: np.ndarray, units: Units, out: np.ndarray) -> None:
     from ...io import kernels as K
 
-    out[: units.total_cols] = pad
     nz = np.flatnonzero(units.length > 0)
     first = units.src[nz]
     K.copy_two(res, res, np.zeros(nz.size, np.uint8), first, first + units.length[nz], units.uoff[nz], out)
-    ends = units.uoff[nz] + units.ulen[nz]
-    out[ends - 2] = pad + 1
-    out[ends - 1] = pad + 2
-    return out
 
 
 def host_cache_fits(columns: int) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 from ...align.alignment import Alignment
 from ...io.sequence import Sequence
 
-__all__ = ["genome_codes", "record_of", "end_windows", "finish_traces", "TracedScoreMismatch"]
+__all__ = ["genome_codes", "record_bounds", "record_of", "end_windows", "finish_traces", "TracedScoreMismatch"]
 
 
 class TracedScoreMismatch(RuntimeError):
@@ -37,9 +37,14 @@ def genome_codes(genome: Seq[Sequence]) -> tuple[np.ndarray, np.ndarray]:
     record starts (``bounds[r]``) and the last ends (``bounds[-1]``)."""
     codes = (np.concatenate([r.codes for r in genome]) if genome else np.zeros(0)).astype(np.uint8, copy=False)
     codes.flags.writeable = False
+    return codes, record_bounds(genome)
+
+
+def record_bounds(genome: Seq[Sequence]) -> np.ndarray:
+    """Where each record starts in the genome's columns (``bounds[r]``), and where the last ends (``bounds[-1]``)."""
     bounds = np.zeros(len(genome) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in genome], out=bounds[1:])
-    return codes, bounds
+    return bounds
 
 
 def record_of(bounds: np.ndarray, column: int) -> int:

@@ -58,7 +58,7 @@ from ...io.sequence import Sequence
 from ...parallel.executors import ThreadExecutor, is_distributed
 from ...scoring import Scoring
 from ..genome.tasks import find_end_points, trace_ends
-from ..genome.windows import TracedScoreMismatch, genome_codes, record_of
+from ..genome.windows import TracedScoreMismatch, genome_codes, record_bounds, record_of
 from ..limits import check_int32
 from ..strands import oriented, strands_for
 
@@ -195,8 +195,9 @@ class LongAligner:
         sc.check_sequences([query] + targets)
         if not wanted or not targets or len(query) == 0:
             return LongResult(query, points)
-        check_int32(sc, min(len(query), max(len(r) for r in targets)), len(query) + max(len(r) for r in targets))
-        _, bounds = genome_codes(targets)
+        longest = max(len(r) for r in targets)
+        check_int32(sc, min(len(query), longest), len(query) + longest)
+        bounds = record_bounds(targets)  # (no score pass: the genome's codes are not needed end to end)
         records: dict[str, int | None] = {}
         for k, r in enumerate(targets):
             records[r.name] = None if r.name in records else k  # (a name given twice names no record)
