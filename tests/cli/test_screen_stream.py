@@ -200,3 +200,29 @@ def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp
             outs[label, kind] = out.read_bytes()
     assert outs["one", "tsv"] == outs["parts", "tsv"] and outs["one", "tsv"].count(b"\n") == n + 1
     assert outs["one", "sam"] == outs["parts", "sam"] and outs["one", "sam"].count(b"\n@SQ") > 1000
+
+
+@pytest.mark.parametrize("fmt, extra", [("sam", []), ("blast6", ["--outfmt", "qseqid sseqid score btop sseq"]),
+                                        ("json", []), ("blast7", []), ("tsv", None)])
+def test_parts_rendered_on_several_lanes_give_the_output_of_one(run_cli, tmp_path, monkeypatch, fmt, extra):
+    """Several lanes (here CPU engines, as the GPUs of a process would be) make
+    each part's output bytes on their own threads; the file is one lane's."""
+    from swgpu.cli import screen
+
+    q, t = _pairs(tmp_path, 500)
+    monkeypatch.setattr(screen, "PART", 70)
+    made = Screener.__init__
+    outs = []
+    for lanes in (1, 3):
+        def init(self, *a, **k):
+            made(self, *a, **k)
+            self.lanes = self.lanes[:1] * lanes
+
+        monkeypatch.setattr(Screener, "__init__", init)
+        out = tmp_path / f"o.{fmt}"  # (one name: SAM's @PG line holds the command)
+        args = ["screen", "-q", q, "-t", t, "--device", "cpu", "-o", out]
+        args += [] if extra is None else ["--threshold", "20", "-f", fmt, *extra]
+        code, _, err = run_cli(args)
+        assert code == 0, err
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0].count(b"\n") > 300

@@ -41,19 +41,22 @@ def _records(batches) -> list | str:
 
 
 @settings(max_examples=120, deadline=None)
-@given(data=_fasta(), block=st.integers(1, 400), gz=st.booleans(), expect=st.sampled_from([None, "dna"]))
-@example(data=b">r0\n\nACGT\n>r1\nACGT\n\n\n>r2\n\n\nACGT\n>r3\nACGT\n\n>\n", block=1, gz=False, expect=None)
-def test_parts_hold_the_records_of_the_whole(tmp_path_factory, data, block, gz, expect):
+@given(data=_fasta(), block=st.integers(1, 400), gz=st.booleans(), expect=st.sampled_from([None, "dna"]),
+       ahead=st.sampled_from([0, 1, 3]))
+@example(data=b">r0\n\nACGT\n>r1\nACGT\n\n\n>r2\n\n\nACGT\n>r3\nACGT\n\n>\n", block=1, gz=False, expect=None,
+         ahead=0)
+def test_parts_hold_the_records_of_the_whole(tmp_path_factory, data, block, gz, expect, ahead):
     path = tmp_path_factory.mktemp("c") / ("r.fa.gz" if gz else "r.fa")
     path.write_bytes(gzip.compress(data) if gz else data)
     try:
         whole = _records([read_sequence_batch(path, "dna", expect=expect)])
     except InputError as exc:
         whole = str(exc)
-    assert _records(file_batches(path, "dna", expect=expect, block=block)) == whole
+    assert _records(file_batches(path, "dna", expect=expect, block=block, ahead=ahead)) == whole
 
 
-def test_a_problem_late_in_the_file_is_said_as_when_read_whole(tmp_path):
+@pytest.mark.parametrize("ahead", [0, 2])
+def test_a_problem_late_in_the_file_is_said_as_when_read_whole(tmp_path, ahead):
     text = "".join(f">r{k}\nACGTACGTAC\n" for k in range(200)) + ">bad\nACJT\n"
     path = tmp_path / "r.fa"
     path.write_text(text)
@@ -61,18 +64,19 @@ def test_a_problem_late_in_the_file_is_said_as_when_read_whole(tmp_path):
         read_sequence_batch(path, "dna")
     got = []
     with pytest.raises(InputError) as parts:
-        for batch in file_batches(path, "dna", block=300):
+        for batch in file_batches(path, "dna", block=300, ahead=ahead):
             got.append(len(batch))
     assert str(parts.value) == str(whole.value) and "record 'bad'" in str(parts.value)
     assert len(got) > 3 and sum(got) <= 200
 
 
-@pytest.mark.parametrize("records", [1, 7, 64, 1000])
-def test_pairs_come_in_parts_of_equal_counts(tmp_path, records):
+@pytest.mark.parametrize("records, ahead", [(1, 0), (7, 1), (64, 0), (64, 4), (1000, 2)])
+def test_pairs_come_in_parts_of_equal_counts(tmp_path, records, ahead):
     (tmp_path / "q.fa").write_text("".join(f">q{k} d\n{'ACGT' * (1 + k % 5)}\n" for k in range(150)))
     (tmp_path / "t.fa.gz").write_bytes(gzip.compress("".join(f">t{k}\n{'GGCA' * (1 + k % 9)}\n"
                                                              for k in range(150)).encode()))
-    parts = list(paired_batches(tmp_path / "q.fa", tmp_path / "t.fa.gz", records, alphabet="dna", block=97))
+    parts = list(paired_batches(tmp_path / "q.fa", tmp_path / "t.fa.gz", records, alphabet="dna", block=97,
+                                ahead=ahead))
     assert all(len(q) == len(t) for q, t in parts)
     assert [len(q) for q, _ in parts[:-1]] == [records] * (len(parts) - 1) and 0 < len(parts[-1][0]) <= records
     qs = SequenceBatch.concat([q for q, _ in parts])

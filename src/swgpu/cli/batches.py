@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from contextlib import closing, nullcontext
+from contextlib import ExitStack, closing
 
 from .options import program_line, report_options
 
-__all__ = ["write_parts", "write_batch"]
+__all__ = ["write_parts", "write_batch", "render_part"]
 
 
 def write_parts(args, scoring, parts) -> int:
@@ -21,7 +21,10 @@ def write_parts(args, scoring, parts) -> int:
     lists the targets of the records in order of first appearance, so the
     SAM records are held back (:class:`~swgpu.io.writers.spill.Spill`: in
     memory, or past a limit in a temporary file beside the output) and put
-    behind it at the end. Returns how many alignments were written."""
+    behind it at the end. ``parts`` may also be a function that makes them
+    from a function rendering a part's records (:func:`render_part`, bound to
+    this writer; for the threads that make the parts). Returns how many
+    alignments were written."""
     from ..io.writers import AlignmentWriter, OutputFile
     from ..io.writers.bam import BamOutput
     from ..io.writers.sam_targets import HeaderTargets
@@ -31,17 +34,24 @@ def write_parts(args, scoring, parts) -> int:
     folder = _folder(args.output)
     spill = Spill(folder) if sam else None
     listed = HeaderTargets(folder) if sam else None
-    with closing(parts), closing(spill) if sam else nullcontext(), closing(listed) if sam else nullcontext():
+    with ExitStack() as held:
+        made = callable(parts)  # (made below, once the writer they render for is)
+        for thing in ([] if made else [parts]) + ([spill, listed] if sam else []):
+            held.enter_context(closing(thing))
         with AlignmentWriter(spill if sam else args.output, "sam" if sam else args.format, scoring=scoring,
                              program_line=program_line(args), header=args.format == "pairwise", body_only=sam,
                              columns=getattr(args, "columns", None), **report_options(args, ())) as writer:
+            if made:
+                parts = held.enter_context(closing(parts(lambda part: render_part(writer, part, sam))))
             for part in parts:
                 offset = writer.add_queries(part.queries)  # (blast7: every pair's query has its comment lines)
                 if part.batch is not None and len(part.batch):
+                    records, targets = getattr(part, "rendered", None) or (None, None)
                     if sam:
                         selected = part.result.selected
-                        listed.add(part.targets.name_texts(), selected, part.targets.lengths[selected])
-                    write_batch(writer, part.batch, part.queries, part.targets, scoring, query_offset=offset)
+                        listed.add(part.targets.name_texts(), selected, part.targets.lengths[selected], targets)
+                    write_batch(writer, part.batch, part.queries, part.targets, scoring, query_offset=offset,
+                                rendered=records)
                 writer.finish_queries(offset + len(part.queries))
         if sam:
             with (BamOutput if args.format == "bam" else OutputFile)(args.output) as out:
@@ -50,20 +60,43 @@ def write_parts(args, scoring, parts) -> int:
     return writer.count
 
 
-def write_batch(writer, batch, queries, targets, scoring, query_offset=None) -> None:
+def _columns(writer, batch, queries, targets):
+    """The names and letters :meth:`~swgpu.io.writers.AlignmentWriter.write_columns`
+    takes for ``batch``, or ``None`` where the batch is written record by record."""
+    from ..io.compiled import worth
+
+    if not (worth(len(batch)) or writer.array_columns):
+        return None
+    wanted = writer.letters  # (SEQ of SAM; qseq, sseq, btop)
+    return (queries.name_texts(), targets.name_texts(), queries.letter_texts() if wanted[0] else None,
+            targets.letter_texts() if wanted[1] else None)
+
+
+def render_part(writer, part, sam: bool = False):
+    """What :func:`write_parts` writes of a streamed part, made on any thread:
+    the bytes of its alignments (``None``: the writer makes them as it writes)
+    and, for ``sam``, its targets' header lines (``None`` likewise)."""
+    from ..io.writers.sam_targets import HeaderTargets
+
+    if part.batch is None or not len(part.batch):
+        return None
+    columns = _columns(writer, part.batch, part.queries, part.targets)
+    records = None if columns is None else writer.render_columns(part.batch, *columns)
+    selected = part.result.selected
+    targets = HeaderTargets.prepare(part.targets.name_texts(), selected, part.targets.lengths[selected]) if sam else None
+    return records, targets
+
+
+def write_batch(writer, batch, queries, targets, scoring, query_offset=None, rendered=None) -> None:
     """Write ``batch`` (indexing ``queries`` and ``targets``, two
     :class:`~swgpu.io.sequence_batch.SequenceBatch`) with ``writer``: as
     columns (compiled code, or array operations for a small batch of a format
     that has them) where the format and batch allow, else one record at a
     time from its :class:`~swgpu.align.alignment.Alignment` objects.
-    ``query_offset`` (blast7): ``queries[0]`` is query ``query_offset`` of the writer's."""
-    from ..io.compiled import worth
-
-    wanted = writer.letters  # (SEQ of SAM; qseq, sseq, btop)
-    qletters = queries.letter_texts() if wanted[0] else None
-    tletters = targets.letter_texts() if wanted[1] else None
-    if (worth(len(batch)) or writer.array_columns) and writer.write_columns(
-            batch, queries.name_texts(), targets.name_texts(), qletters, tletters, query_offset):
+    ``query_offset`` (blast7): ``queries[0]`` is query ``query_offset`` of the writer's;
+    ``rendered``: the batch's bytes from :func:`render_part`."""
+    columns = _columns(writer, batch, queries, targets)
+    if columns is not None and writer.write_columns(batch, *columns, query_offset, rendered=rendered):
         return
     texts = queries.texts
     for aln, i in zip(batch.alignments(queries, targets, scoring), batch.query_index.tolist()):

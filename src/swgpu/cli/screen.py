@@ -74,8 +74,19 @@ def _read_parts(args):
     if args.pairs:
         return (part for part in [read_pairs(args.pairs, expect="dna")])
     if args.query and args.target:
-        return pair_file_parts(args.query, args.target, PART, expect="dna")
+        return pair_file_parts(args.query, args.target, PART, expect="dna", ahead=_blocks_ahead(args))
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
+
+
+def _blocks_ahead(args) -> int:
+    """Blocks of each file scanned ahead, at once: one per GPU of several, two for a score table (what
+    waits on the reading), none for one GPU's alignments (its tracing is slower; < 2 GB at 10M pairs)."""
+    from .options import gpu_ids
+
+    ids = gpu_ids(args.gpus) if args.device != "cpu" else [0]
+    if ids is None or len(set(ids)) > 1:
+        return 4 if ids is None else len(set(ids))
+    return 2 if args.threshold is None else 0
 
 
 @contextmanager
@@ -172,7 +183,7 @@ def _run(args) -> int:
     finally:  # (an error or an interrupt while reading does not wait for the engine)
         pool.shutdown(wait=False, cancel_futures=True)
     report.phase("upload")  # engine start, what of it the reading did not cover
-    stream = screener.stream(_chain(first, parts), args.threshold)
+    rest = _chain(first, parts)
     counts = {"pairs": 0, "selected": 0, "cells": 0}
 
     def counted(items):
@@ -190,11 +201,14 @@ def _run(args) -> int:
         if args.threshold is None:
             with OutputFile(args.output) as out:
                 out.write("query\ttarget\tscore\n")
-                for part in counted(stream):
-                    out.write_bytes(_score_table(part.queries, part.targets, part.result.scores))
+                def table(part):  # (beside the GPUs' threads where there are several)
+                    return _score_table(part.queries, part.targets, part.result.scores)
+
+                for part in counted(screener.stream(rest, None, render=table)):
+                    out.write_bytes(part.rendered if part.rendered is not None else table(part))
             report.phase("write")
         else:
-            written = write_parts(args, scoring, counted(stream))
+            written = write_parts(args, scoring, lambda render: counted(screener.stream(rest, args.threshold, render)))
             report.phase("traceback+write")  # streamed together: a part traced while the one before is written
     for stage, seconds in screener.busy.items():
         report.busy(stage if stage != "read" else "read (waited)", seconds)

@@ -49,12 +49,15 @@ _HINT = "give the alphabet explicitly to override"
 
 def file_batches(path, alphabet: str | Alphabet, *, expect: str | Alphabet | None = None,
                  what: str = "the expected alphabet", hint: str | None = _HINT,
-                 block: int | None = None) -> Iterator[SequenceBatch]:
+                 block: int | None = None, ahead: int = 0) -> Iterator[SequenceBatch]:
     """The records of ``path`` (a FASTA/FASTQ file, plain or compressed, ``"-"``,
     a pipe) as batches of about ``block`` bytes of the file each (:data:`BLOCK`), in order,
     encoded with ``alphabet``; with ``expect``, the first records' letters
     must look like it (as :func:`~swgpu.io.readers.read_sequence_batch` checks
-    them; ``hint`` ends the message, as :func:`~swgpu.io.alphabet.check_alphabet`'s)."""
+    them; ``hint`` ends the message, as :func:`~swgpu.io.alphabet.check_alphabet`'s).
+    ``ahead``: up to that many blocks of a scanned file past the one handed out
+    are read and scanned at once, on threads of their own (that many blocks
+    more in memory), while the caller handles it."""
     from .readers import STDIN, read_sequence_batch, source_name
 
     path = os.fspath(path)
@@ -69,13 +72,17 @@ def file_batches(path, alphabet: str | Alphabet, *, expect: str | Alphabet | Non
         return
     done = 0
     if size is not None:
-        for batch in _scanned(path, alpha, expect, what, hint, block):
-            if batch is None:  # not the common case: record by record from here (the same records)
-                break
-            done += len(batch)
-            yield batch
-        else:
-            return
+        batches = _scanned(path, alpha, expect, what, hint, block, ahead)
+        try:
+            for batch in batches:
+                if batch is None:  # not the common case: record by record from here (the same records)
+                    break
+                done += len(batch)
+                yield batch
+            else:
+                return
+        finally:
+            batches.close()
     yield from _record_batches(path, alpha, expect, what, hint, block, skip=done)
 
 
@@ -146,31 +153,66 @@ def _last_start(buf: np.ndarray, size: int) -> int:
     return -1
 
 
-def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int) -> Iterator[SequenceBatch | None]:
-    """Parts scanned in compiled code; ``None`` for the first that is not of the common case."""
+def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
+             ahead: int = 0) -> Iterator[SequenceBatch | None]:
+    """Parts scanned in compiled code; ``None`` for the first that is not of the
+    common case. ``ahead``: after the first, up to that many blocks more are
+    read and scanned at once, on threads of their own, and handed out in order."""
+    from collections import deque
+
     from .readers import source_name
     from .scanner import _guess, scan_fasta
 
-    first = True
     size = _plain_size(path)
     compiled = size is None or worth_bytes(size)
-    for data in _texts(path, block):
-        if first:
-            guessed = _guess(data[:4 << 20].tobytes())
-            if guessed is None:
-                yield None
-                return
+
+    def scanned(held: list):
+        data = held.pop()  # (the only reference: the text is freed once scanned, before the batch is made)
         found = scan_fasta(data, alpha.table, least=_SCAN_LEAST, compiled=compiled)
         del data
-        if found is None:
-            yield None
-            return
-        names, descriptions, letters, codes = found
-        batch = SequenceBatch.from_columns(names, descriptions, letters, codes, alpha)
-        if first and expect is not None and guessed is not get_alphabet(expect):
-            check_alphabet(batch.records(), expect, what, source=source_name(path), hint=hint)
-        first = False
-        yield batch
+        return None if found is None else SequenceBatch.from_columns(*found, alpha)
+
+    texts = _texts(path, block)
+    data = next(texts, None)
+    if data is None:
+        return
+    guessed = _guess(data[:4 << 20].tobytes())
+    held = [data]
+    del data
+    batch = None if guessed is None else scanned(held)
+    if batch is not None and expect is not None and guessed is not get_alphabet(expect):
+        check_alphabet(batch.records(), expect, what, source=source_name(path), hint=hint)
+    yield batch
+    if batch is None:
+        return
+    if not ahead:
+        for data in texts:
+            held = [data]
+            del data
+            batch = scanned(held)
+            yield batch
+            if batch is None:
+                return
+        return
+    pool = ThreadPoolExecutor(ahead, thread_name_prefix="swgpu-scan")
+    pending: deque = deque()
+    try:
+        for data in chain(texts, [None]):
+            end = data is None
+            if not end:
+                held = [data]
+                del data
+                pending.append(pool.submit(scanned, held))
+                if len(pending) <= ahead:
+                    continue
+            while pending and (end or len(pending) > ahead):
+                batch = pending.popleft().result()
+                yield batch
+                if batch is None:
+                    return
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+        texts.close()
 
 
 def _record_batches(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
@@ -250,17 +292,19 @@ def read_ahead(items: Iterator, depth: int = 1) -> Iterator:
 
 def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alphabet,
                    expect: str | Alphabet | None = None, what: str = "the expected alphabet",
-                   hint: str | None = _HINT, block: int | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+                   hint: str | None = _HINT, block: int | None = None,
+                   ahead: int = 0) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """Record ``i`` of the query file with record ``i`` of the target file, in
     pairs of batches of ``records`` records each (the last may be shorter),
-    both files read at once. A file with more records than the other is an
+    both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`).
+    A file with more records than the other is an
     :class:`~swgpu.exceptions.InputError` that counts both, raised when the
     shorter one ends (after the pairs before it)."""
     from .readers import STDIN, source_name
 
     if os.fspath(query_path) == os.fspath(target_path) == STDIN:
         raise InputError("only one of the query and target files can be standard input (-)")
-    sides = [file_batches(p, alphabet, expect=expect, what=what, hint=hint, block=block)
+    sides = [file_batches(p, alphabet, expect=expect, what=what, hint=hint, block=block, ahead=ahead)
              for p in (query_path, target_path)]
     pool = ThreadPoolExecutor(2, thread_name_prefix="swgpu-pairs")
     held: list[list[SequenceBatch]] = [[], []]
@@ -283,7 +327,12 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
             n = min(records, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
-            yield _take(held[0], n), _take(held[1], n)
+            if ahead:  # (the two sides joined at once)
+                query = pool.submit(_take, held[0], n)
+                target = _take(held[1], n)
+                yield query.result(), target
+            else:
+                yield _take(held[0], n), _take(held[1], n)
         if seen[0] != seen[1]:
             for s in (0, 1):
                 seen[s] += sum(map(len, sides[s]))

@@ -64,6 +64,8 @@ def preload_scan() -> None:
             data = np.frombuffer(b">a\nA\n", dtype=np.uint8).copy()  # (the types of a scanned block)
             table = np.zeros(256, dtype=np.uint8)
             K.scan(data, _CLASS, table, np.empty(6, np.uint8), np.empty(6, np.uint8), False)
+            edges = np.zeros(1, np.int64)  # (and of the names' gather)
+            K.gather(read_only(data), edges, edges, np.empty(0, np.uint8), np.empty(2, np.int64))
         except Exception:  # the reader loads it (and reports any problem) when it needs it
             pass
 
@@ -72,6 +74,7 @@ def preload_scan() -> None:
 
 
 _preloading = None
+
 
 #: Set by the command line: Numba is loaded without probing SciPy's BLAS
 #: (:func:`load_numba`).

@@ -123,15 +123,16 @@ def read_pair_files(query_path, target_path, *,
     return queries, targets
 
 
-def pair_file_parts(query_path, target_path, records: int, *,
-                    expect: str | Alphabet | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+def pair_file_parts(query_path, target_path, records: int, *, expect: str | Alphabet | None = None,
+                    ahead: int = 0) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """:func:`read_pair_files` a part at a time: pairs of batches of ``records``
     records each (the last may be shorter), read as the caller takes them, so
     that memory holds the parts in flight and not the files
-    (:func:`~swgpu.io.chunks.paired_batches`). The same records and messages."""
+    (:func:`~swgpu.io.chunks.paired_batches`, with its ``ahead``). The same records and messages."""
     from .chunks import paired_batches
 
-    parts = paired_batches(query_path, target_path, records, alphabet=DNA, expect=expect, what=_WHAT, hint=None)
+    parts = paired_batches(query_path, target_path, records, alphabet=DNA, expect=expect, what=_WHAT, hint=None,
+                           ahead=ahead)
     try:
         yield from parts
     except InputError as exc:

@@ -76,3 +76,35 @@ def test_closing_the_stream_stops_the_lanes():
     next(stream)
     stream.close()
     assert closed == [True]
+
+
+def test_render_runs_beside_the_lanes_and_its_result_rides_with_the_part():
+    import threading
+
+    threads = set()
+
+    def render(part):
+        threads.add(threading.current_thread().name)
+        return ("made", part.first, len(part.queries))
+
+    screener = _lanes(Screener(Scoring.default("dna"), device="cpu"), 3)
+    parts = list(screener.stream(_parts(), 12, render))
+    assert [p.rendered for p in parts] == [("made", p.first, len(p.queries)) for p in parts]
+    assert threads and all(name.startswith("swgpu-render") for name in threads)
+    assert screener.busy["render"] > 0
+    one = list(Screener(Scoring.default("dna"), device="cpu").stream(_parts(), 12, render))
+    assert all(p.rendered is None for p in one)  # (one lane: the caller makes it)
+
+
+def test_an_error_while_rendering_is_raised_in_order():
+    def render(part):
+        if part.first == 120:
+            raise ValueError("render failed")
+        return part.first
+
+    screener = _lanes(Screener(Scoring.default("dna"), device="cpu"), 2)
+    got = []
+    with pytest.raises(ValueError, match="render failed"):
+        for part in screener.stream(_parts(), 12, render):
+            got.append(part.rendered)
+    assert got == [0, 40, 80]

@@ -43,27 +43,41 @@ class HeaderTargets:
         self._hashes: list[np.ndarray] = []  # (compiled) or
         self._names: list[str] | None = []  # (until the first part worth compiled code)
 
-    def add(self, names: Texts, index: np.ndarray, lengths: np.ndarray) -> None:
-        """Targets ``index`` of ``names`` (rising), of lengths ``lengths``."""
+    @staticmethod
+    def prepare(names: Texts, index: np.ndarray, lengths: np.ndarray):
+        """What :meth:`add` makes of these targets in compiled code (their ``@SQ``
+        lines and the hashes of their names), on any thread; ``None`` where
+        :meth:`add` would take them one by one (a few, without compiled code)."""
+        index = np.asarray(index, dtype=np.int64)
+        if not worth(index.size):
+            return None
+        from .. import kernels as K
+        from .rows import Rows
+
+        rows = Rows(index.size)
+        rows.const("@SQ\tSN:")
+        rows.text(names, index)
+        rows.const("\tLN:")
+        rows.int(np.asarray(lengths, dtype=np.int64))
+        rows.const("\n")
+        return rows.render(), _hashes(names, index, K)
+
+    def add(self, names: Texts, index: np.ndarray, lengths: np.ndarray, prepared=None) -> None:
+        """Targets ``index`` of ``names`` (rising), of lengths ``lengths``
+        (``prepared``: what :meth:`prepare` made of them)."""
         index = np.asarray(index, dtype=np.int64)
         if not index.size:
             return
-        if worth(index.size):
-            from .. import kernels as K
-            from .rows import Rows
-
+        if prepared is None:
+            prepared = self.prepare(names, index, lengths)
+        if prepared is not None:
             if self._names is not None:  # from now on hashes only
                 if self._names:
                     self._hashes.append(_hashes(Texts.from_strings(self._names), np.arange(len(self._names))))
                 self._names = None
-            rows = Rows(index.size)
-            rows.const("@SQ\tSN:")
-            rows.text(names, index)
-            rows.const("\tLN:")
-            rows.int(np.asarray(lengths, dtype=np.int64))
-            rows.const("\n")
-            self._lines.write(rows.render())
-            self._hashes.append(_hashes(names, index, K))
+            lines, hashes = prepared
+            self._lines.write(lines)
+            self._hashes.append(hashes)
             return
         every = names.strings()
         picked = [every[i] for i in index.tolist()]

@@ -296,7 +296,8 @@ class AlignmentWriter(AtomicOutput):
         without ``qseq``, ``sseq``, ``btop``: array operations, :mod:`.arrays`)."""
         return self.fmt in _SAM or self.fmt in _TABULAR and not self.letters[1]
 
-    def write_columns(self, batch, qnames, tnames, qletters=None, tletters=None, query_offset=None) -> bool:
+    def write_columns(self, batch, qnames, tnames, qletters=None, tletters=None, query_offset=None,
+                      rendered=None) -> bool:
         """Write a whole batch of alignments given as columns (the arrays of
         :class:`~swgpu.align.batch.AlignmentBatch`; names and letters as
         :class:`~swgpu.io.texts.Texts` indexed by its query and target indexes), as
@@ -304,34 +305,21 @@ class AlignmentWriter(AtomicOutput):
         ``blast6``, ``blast7``, ``json``, ``pairwise``; :attr:`letters` says which letters are needed).
         ``query_offset`` (``blast7``): alignment ``k`` belongs to the query
         ``query_offset + batch.query_index[k]`` of the writer's queries (default:
-        to the first not finished query of its name). Returns False, having
-        written nothing, when this format or batch needs the record-by-record
-        writer (then :meth:`write` each alignment)."""
+        to the first not finished query of its name). ``rendered``: the batch's
+        bytes as :meth:`render_columns` made them (on another thread). Returns
+        False, having written nothing, when this format or batch needs the
+        record-by-record writer (then :meth:`write` each alignment)."""
         import numpy as np
 
-        from .columns import blast6_lines, group_lines, sam_lines
+        from .columns import group_lines
 
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
-        if self.fmt in _SAM and self._seen is None:
-            if self._targets is not None:  # a header of names: every target must be among them
-                names = tnames.strings()
-                if any(names[i] not in self._targets for i in batch.target_index.tolist()):
-                    return False
-            primary = getattr(batch, "primary", None)
-            data = sam_lines(batch, qnames, tnames, qletters, secondary=None if primary is None else ~primary)
-        elif self.fmt in _TABULAR:
-            data = blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters)
-        elif self.fmt == "json" and qletters is not None and tletters is not None:
-            from .json_columns import json_lines
-
-            data = json_lines(batch, qnames, tnames, qletters, tletters)
-        elif self.fmt == "pairwise" and qletters is not None and tletters is not None:
-            from .pairwise_columns import pairwise_lines
-
-            data = pairwise_lines(batch, qnames, tnames, qletters, tletters, self.scoring)
-        else:
-            return False
+        if self.fmt in _SAM and self._seen is None and self._targets is not None:
+            names = tnames.strings()  # a header of names: every target must be among them
+            if any(names[i] not in self._targets for i in batch.target_index.tolist()):
+                return False
+        data = rendered if rendered is not None else self._render(batch, qnames, tnames, qletters, tletters)
         if data is None:
             return False
         live = batch.run_offset[1:] != batch.run_offset[:-1]  # (blast6 writes no line for an empty alignment)
@@ -346,6 +334,34 @@ class AlignmentWriter(AtomicOutput):
         self._out.write_bytes(data)
         self.count += len(live) if self.fmt in _SAM or self.fmt in ("json", "pairwise") else int(live.sum())
         return True
+
+    def render_columns(self, batch, qnames, tnames, qletters=None, tletters=None):
+        """The bytes :meth:`write_columns` writes for ``batch`` (or ``None``:
+        the record-by-record writer's), made from the batch and this writer's
+        settings alone, so that other threads can make them for it; ``None``
+        also where the writer's own state decides (a SAM header of names,
+        ``blast7``'s reports)."""
+        if self._report is not None or self.fmt in _SAM and self._targets is not None:
+            return None
+        return self._render(batch, qnames, tnames, qletters, tletters)
+
+    def _render(self, batch, qnames, tnames, qletters, tletters):
+        from .columns import blast6_lines, sam_lines
+
+        if self.fmt in _SAM and self._seen is None:
+            primary = getattr(batch, "primary", None)
+            return sam_lines(batch, qnames, tnames, qletters, secondary=None if primary is None else ~primary)
+        if self.fmt in _TABULAR:
+            return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters)
+        if self.fmt == "json" and qletters is not None and tletters is not None:
+            from .json_columns import json_lines
+
+            return json_lines(batch, qnames, tnames, qletters, tletters)
+        if self.fmt == "pairwise" and qletters is not None and tletters is not None:
+            from .pairwise_columns import pairwise_lines
+
+            return pairwise_lines(batch, qnames, tnames, qletters, tletters, self.scoring)
+        return None
 
     # ------------------------------------------------------------- blast7: the queries
     def add_queries(self, queries) -> int:

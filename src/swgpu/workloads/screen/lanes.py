@@ -3,7 +3,8 @@
 Each GPU (a *lane*: its engine and pair scorer, :attr:`Screener.lanes`) has a
 thread that takes the next part of the stream as soon as it is free, reads it
 (one lane at a time: the stream is read in order), scores it and traces its
-selected pairs on its GPU. The parts are handed to the caller in input order,
+selected pairs on its GPU; a pool of as many threads makes what the caller
+will write of each part. The parts are handed to the caller in input order,
 so the output is the one GPU's, byte for byte; a lane takes no part more than
 ``2 x lanes`` ahead of the one the caller is at, which bounds the memory.
 A failed part stops the lanes and its error is raised in the caller.
@@ -13,19 +14,23 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ...align.batch import AlignmentBatch
 
 __all__ = ["stream_lanes"]
 
 
-def stream_lanes(screener, parts, threshold):
+def stream_lanes(screener, parts, threshold, render=None):
     """:meth:`Screener.stream` on every lane of ``screener``; yields its
-    :class:`~.screener.ScreenPart` objects in order."""
+    :class:`~.screener.ScreenPart` objects in order, each with what
+    ``render`` made of it (``rendered``) on a pool of as many threads as lanes."""
     from .screener import ScreenPart
 
     lanes = screener.lanes
     busy = screener.busy = {"read": 0.0, "score": 0.0, "traceback": 0.0}
+    if render is not None:
+        busy["render"] = 0.0
     source = iter(parts)
     lock = threading.Lock()
     changed = threading.Condition(lock)
@@ -37,6 +42,13 @@ def stream_lanes(screener, parts, threshold):
     def add(stage: str, seconds: float) -> None:
         with lock:
             busy[stage] += seconds
+
+    def rendered(part):
+        t0 = time.perf_counter()
+        try:
+            return render(part)
+        finally:
+            add("render", time.perf_counter() - t0)
 
     def take():
         """``(index, first pair, pair lists)`` of the next part, or None at the end."""
@@ -70,14 +82,19 @@ def stream_lanes(screener, parts, threshold):
                     batch = AlignmentBatch.concat(list(screener.traced(result, engine)))
                     add("traceback", time.perf_counter() - t0)
                     queries, targets = result.sources
+                part = ScreenPart(queries, targets, first, result, batch)
+                if renderer is not None:  # (a Future until the caller takes the part)
+                    part.rendered = renderer.submit(rendered, part)
                 with lock:
-                    done[k] = ScreenPart(queries, targets, first, result, batch)
+                    done[k] = part
                     changed.notify_all()
         except BaseException as exc:
             with lock:
                 failed.append(exc)
                 changed.notify_all()
 
+    # the lanes' threads score and trace; a pool as large renders the parts they made
+    renderer = None if render is None else ThreadPoolExecutor(len(lanes), thread_name_prefix="swgpu-render")
     threads = [threading.Thread(target=lane, args=pair, name=f"swgpu-lane-{k}", daemon=True)
                for k, pair in enumerate(lanes)]
     for t in threads:
@@ -96,6 +113,8 @@ def stream_lanes(screener, parts, threshold):
                     return
                 state["given"] = k + 1
                 changed.notify_all()
+            if renderer is not None:
+                part.rendered = part.rendered.result()
             yield part
             k += 1
     finally:
@@ -104,6 +123,8 @@ def stream_lanes(screener, parts, threshold):
             changed.notify_all()
         for t in threads:
             t.join()
+        if renderer is not None:
+            renderer.shutdown(wait=False, cancel_futures=True)
         close = getattr(source, "close", None)
         if close is not None:
             close()

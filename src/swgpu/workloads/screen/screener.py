@@ -194,18 +194,21 @@ class Screener:
         return ScreenResult(scores, selected, strands, None, (queries, targets, self.scoring))
 
     def stream(self, parts: Iterable[tuple[Seq[Sequence], Seq[Sequence]]],
-               threshold: int | None = None) -> Iterator[ScreenPart]:
+               threshold: int | None = None, render=None) -> Iterator[ScreenPart]:
         """:meth:`screen` of a stream of parts (pairs of query and target lists,
         as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: while
         the caller handles a part, the next is traced and the one after it
         read and scored, on two threads. :attr:`busy` adds up the seconds of
         each stage. With several :attr:`lanes` (GPUs), each GPU's thread takes
         the next part as it comes free, scores and traces it there; the parts
-        are handed out in order (:func:`~.lanes.stream_lanes`)."""
+        are handed out in order (:func:`~.lanes.stream_lanes`), and ``render``
+        (a function of a part, e.g. the bytes it will be written as) is called
+        on each GPU's thread too, its result kept as the part's ``rendered``
+        (with one GPU the caller's thread is not the busiest: it is not called)."""
         if len(self.lanes) > 1:
             from .lanes import stream_lanes
 
-            yield from stream_lanes(self, parts, threshold)
+            yield from stream_lanes(self, parts, threshold, render)
             return
         busy = self.busy = {"read": 0.0, "score": 0.0, "traceback": 0.0}
         source = iter(parts)
@@ -299,13 +302,15 @@ class ScreenPart:
     """One part of a streamed screen (:meth:`Screener.stream`): its pairs
     (``queries[k]`` with ``targets[k]``, pair ``first + k`` of the whole
     input), their :class:`ScreenResult` and, with a threshold, the alignments
-    of the selected pairs (``batch``, indexed within the part)."""
+    of the selected pairs (``batch``, indexed within the part); ``rendered``:
+    what :meth:`Screener.stream`'s ``render`` made of it, if it was called."""
 
     queries: Seq[Sequence]
     targets: Seq[Sequence]
     first: int
     result: ScreenResult
     batch: AlignmentBatch | None
+    rendered: object = None
 
 
 def _empty_batch(scoring: Scoring) -> SequenceBatch:
