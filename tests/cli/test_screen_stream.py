@@ -203,7 +203,7 @@ def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp
 
 
 @pytest.mark.parametrize("fmt, extra", [("sam", []), ("blast6", ["--outfmt", "qseqid sseqid score btop sseq"]),
-                                        ("json", []), ("blast7", []), ("tsv", None)])
+                                        ("json", []), ("blast7", []), ("tsv", None), ("sam", ["--strand", "both"])])
 def test_parts_rendered_on_several_lanes_give_the_output_of_one(run_cli, tmp_path, monkeypatch, fmt, extra):
     """Several lanes (here CPU engines, as the GPUs of a process would be) make
     each part's output bytes on their own threads; the file is one lane's."""
