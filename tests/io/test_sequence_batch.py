@@ -177,3 +177,30 @@ def test_records_pickling_and_checks():
             SequenceBatch(["x", "y"], ["", ""], ["AC", "G"], three, np.array(offsets), "dna")
     with pytest.raises(ValueError, match="more than one alphabet"):
         SequenceBatch.from_sequences([Sequence.from_text("d", "ACGT"), Sequence.from_text("p", "MKVW")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(cuts=st.lists(st.integers(0, 30), min_size=1, max_size=4), from_lists=st.booleans())
+def test_joined_batches_hold_their_parts_records(cuts, from_lists):
+    """:meth:`SequenceBatch.concat` joins the codes at once and the names,
+    descriptions and letters when first asked for: the same records either way."""
+    from swgpu.io.scanner import scan_fasta
+    from swgpu.io.texts import Texts
+
+    rng = random.Random(len(cuts) * 31 + sum(cuts))
+    recs = [(f"r{k}", f"d x{k}" if k % 3 else "", "".join(rng.choice("ACGTNacgt") for _ in range(rng.randint(1, 12))))
+            for k in range(30)]
+    text = "".join(f">{n} {d}\n{t}\n" if d else f">{n}\n{t}\n" for n, d, t in recs)
+    if from_lists:
+        whole = SequenceBatch.from_sequences([Sequence.from_text(n, t, "dna", description=d) for n, d, t in recs])
+    else:
+        names, descriptions, letters, codes = scan_fasta(np.frombuffer(text.encode(), np.uint8), DNA.table)
+        whole = SequenceBatch.from_columns(names, descriptions, letters, codes, DNA)
+    edges = sorted(set([0, 30] + cuts))
+    joined = SequenceBatch.concat([whole.slice(a, b) for a, b in zip(edges[:-1], edges[1:])])
+    assert joined.codes.tobytes() == whole.codes.tobytes() and joined.offsets.tolist() == whole.offsets.tolist()
+    assert joined.name_texts().strings() == [n for n, _, _ in recs]
+    assert joined.names == whole.names and joined.descriptions == whole.descriptions and joined.texts == whole.texts
+    assert list(joined.records()) == list(whole.records())
+    assert isinstance(joined.letter_texts(), Texts) and joined.letter_texts().offsets.tolist() == whole.offsets.tolist()
+    assert [(s.name, s.text, s.codes.tolist()) for s in joined] == [(s.name, s.text, s.codes.tolist()) for s in whole]

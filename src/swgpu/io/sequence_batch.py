@@ -30,6 +30,15 @@ from .texts import Texts
 __all__ = ["SequenceBatch", "Record"]
 
 
+class _Join:
+    """A column of a joined batch not joined yet: its parts' columns."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[Texts]):
+        self.parts = parts
+
+
 class Record(NamedTuple):
     """A record's name and letters, without its codes (:meth:`SequenceBatch.records`)."""
 
@@ -88,19 +97,19 @@ class SequenceBatch(SequenceABC):
     @property
     def names(self) -> list[str]:
         if self._names is None:
-            self._names = self._columns["names"].strings()
+            self._names = self._col("names").strings()
         return self._names
 
     @property
     def descriptions(self) -> list[str]:
         if self._descriptions is None:
-            self._descriptions = self._columns["descriptions"].strings()
+            self._descriptions = self._col("descriptions").strings()
         return self._descriptions
 
     @property
     def texts(self) -> list[str]:
         if self._texts is None:
-            self._texts = self._columns["letters"].strings("latin-1")
+            self._texts = self._col("letters").strings("latin-1")
         return self._texts
 
     @classmethod
@@ -123,11 +132,18 @@ class SequenceBatch(SequenceABC):
     def __len__(self) -> int:
         return self.offsets.size - 1
 
+    def _col(self, key: str) -> Texts:
+        """Column ``key`` as it is held, a join of parts made now (:meth:`concat`)."""
+        column = self._columns[key]
+        if isinstance(column, _Join):
+            column = self._columns[key] = Texts.concat(column.parts)
+        return column
+
     def _column(self, key: str) -> Texts:
         if key not in self._columns:
             self._columns[key] = Texts.from_strings(self.descriptions) if key == "descriptions" else \
                 (self.name_texts() if key == "names" else self.letter_texts())
-        return self._columns[key]
+        return self._col(key)
 
     def slice(self, a: int, b: int) -> "SequenceBatch":
         """Records ``a`` to ``b`` as a batch of columns (views where they can be)."""
@@ -141,24 +157,36 @@ class SequenceBatch(SequenceABC):
 
     @classmethod
     def concat(cls, parts: list["SequenceBatch"]) -> "SequenceBatch":
-        """The records of ``parts`` (one alphabet), in order, as one batch of columns."""
+        """The records of ``parts`` (one alphabet), in order, as one batch of
+        columns: the codes joined now, the names, descriptions and letters
+        when first asked for (a score table never joins the letters)."""
         if len(parts) == 1:
             return parts[0]
-        columns = [Texts.concat([p._column(k) for p in parts]) for k in ("names", "descriptions", "letters")]
-        return cls.from_columns(*columns, np.concatenate([p.codes for p in parts]), parts[0].alphabet)
+        batch = cls.__new__(cls)
+        batch._names = batch._descriptions = batch._texts = None
+        codes = np.concatenate([p.codes for p in parts])
+        codes.flags.writeable = False
+        shifts = np.cumsum([0] + [p.codes.size for p in parts]).tolist()
+        batch.codes = codes
+        batch.offsets = np.concatenate([p.offsets[:-1] + s for p, s in zip(parts, shifts)] + [shifts[-1:]]).astype(
+            np.int64)
+        batch.alphabet = parts[0].alphabet
+        batch._items = None
+        batch._columns = {k: _Join([p._column(k) for p in parts]) for k in ("names", "descriptions", "letters")}
+        return batch
 
     def name_texts(self) -> Texts:
         """The names as one column of UTF-8 bytes (made once)."""
         if "names" not in self._columns:
             self._columns["names"] = Texts.from_strings(self.names)
-        return self._columns["names"]
+        return self._col("names")
 
     def letter_texts(self) -> Texts:
         """The letters as read, as one column of bytes (made once; the offsets are :attr:`offsets`)."""
         if "letters" not in self._columns:
             raw = "".join(self.texts).encode("latin-1")
             self._columns["letters"] = Texts(np.frombuffer(raw, dtype=np.uint8), self.offsets)
-        return self._columns["letters"]
+        return self._col("letters")
 
     def records(self) -> Iterator[Record]:
         """Each record's name and letters, in order, without making :class:`Sequence` objects
