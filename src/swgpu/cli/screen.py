@@ -158,7 +158,7 @@ def _run(args) -> int:
         scoring = Scoring.build("dna", match=args.match, mismatch=args.mismatch, gap_open=args.gap_open,
                                 gap_extend=args.gap_extend)
         return scoring, Screener(scoring, device=args.device, kernel=args.kernel, threads=args.threads,
-                                 strand=args.strand, gpus=local_gpus(args))
+                                 strand=args.strand, gpus=local_gpus(args), traced=args.threshold is not None)
 
     from ..io.chunks import read_ahead
     from .heap import LARGE_INPUT, map_large_blocks

@@ -108,3 +108,10 @@ def test_an_error_while_rendering_is_raised_in_order():
         for part in screener.stream(_parts(), 12, render):
             got.append(part.rendered)
     assert got == [0, 40, 80]
+
+
+def test_tracers_made_at_the_start_change_nothing():
+    scoring = Scoring.default("dna")
+    want = [_summary(p) for p in Screener(scoring, device="cpu").stream(_parts(), 12)]
+    got = [_summary(p) for p in _lanes(Screener(scoring, device="cpu", traced=True), 2).stream(_parts(), 12)]
+    assert got == want

@@ -115,11 +115,13 @@ class Screener:
     (BENCHMARKS.md has the measurements).
     ``strand``: ``plus`` (default), ``both`` or ``minus`` (see the module docs).
     ``gpus``: the GPU ids of an accelerator device (default: GPU 0); with
-    several, :meth:`stream` spreads its parts over them.
+    several, :meth:`stream` spreads its parts over them. ``traced``: alignments
+    will be asked for, so the tracing kernels start loading now, beside the
+    scoring's, not after the first part is scored.
     """
 
     def __init__(self, scoring: Scoring, device: str = "auto", kernel: str = "auto", threads: int | None = None,
-                 strand: str = "plus", gpus: list[int] | None = None):
+                 strand: str = "plus", gpus: list[int] | None = None, traced: bool = False):
         check_kernel(kernel)
         self.match, self.mismatch = scoring.match_mismatch()
         self.strand = strand
@@ -138,6 +140,9 @@ class Screener:
             for d in gpus[1:]:
                 engine = get_engine(device, d, threads=threads)
                 self.lanes.append((engine, engine.pair_scorer(scoring, kernel)))
+        if traced:  # (a tracer made now starts loading its kernels -- compiling them on a machine's first run)
+            for engine, _ in self.lanes:
+                engine.tracer(scoring)
         self.last_timings = None
         #: Wall seconds of the last :meth:`screen`: ``score`` and ``traceback``.
         self.seconds: dict = {}
