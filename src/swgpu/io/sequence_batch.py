@@ -31,11 +31,11 @@ __all__ = ["SequenceBatch", "Record"]
 
 
 class _Join:
-    """A column of a joined batch not joined yet: its parts' columns."""
+    """A column (or the codes) of a joined batch not joined yet: its parts'."""
 
     __slots__ = ("parts",)
 
-    def __init__(self, parts: list[Texts]):
+    def __init__(self, parts: list):
         self.parts = parts
 
 
@@ -57,7 +57,7 @@ class SequenceBatch(SequenceABC):
     are views of ``codes``.
     """
 
-    __slots__ = ("_names", "_descriptions", "_texts", "codes", "offsets", "alphabet", "_items", "_columns")
+    __slots__ = ("_names", "_descriptions", "_texts", "_codes", "offsets", "alphabet", "_items", "_columns")
 
     def __init__(self, names: list[str], descriptions: list[str], texts: list[str], codes: np.ndarray,
                  offsets: np.ndarray, alphabet: str | Alphabet):
@@ -93,6 +93,20 @@ class SequenceBatch(SequenceABC):
         batch._items = None
         batch._columns = {"names": names, "descriptions": descriptions, "letters": letters}
         return batch
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Every record's codes end to end (``uint8``, read-only)."""
+        codes = self._codes
+        if isinstance(codes, _Join):
+            codes = np.concatenate(codes.parts)
+            codes.flags.writeable = False
+            self._codes = codes
+        return codes
+
+    @codes.setter
+    def codes(self, value: np.ndarray) -> None:
+        self._codes = value
 
     @property
     def names(self) -> list[str]:
@@ -158,16 +172,15 @@ class SequenceBatch(SequenceABC):
     @classmethod
     def concat(cls, parts: list["SequenceBatch"]) -> "SequenceBatch":
         """The records of ``parts`` (one alphabet), in order, as one batch of
-        columns: the codes joined now, the names, descriptions and letters
-        when first asked for (a score table never joins the letters)."""
+        columns: the offsets made now, the codes, names, descriptions and
+        letters joined when first asked for (on the thread that asks: a score
+        table never joins the letters)."""
         if len(parts) == 1:
             return parts[0]
         batch = cls.__new__(cls)
         batch._names = batch._descriptions = batch._texts = None
-        codes = np.concatenate([p.codes for p in parts])
-        codes.flags.writeable = False
-        shifts = np.cumsum([0] + [p.codes.size for p in parts]).tolist()
-        batch.codes = codes
+        shifts = np.cumsum([0] + [int(p.offsets[-1]) for p in parts]).tolist()
+        batch._codes = _Join([p.codes for p in parts])
         batch.offsets = np.concatenate([p.offsets[:-1] + s for p, s in zip(parts, shifts)] + [shifts[-1:]]).astype(
             np.int64)
         batch.alphabet = parts[0].alphabet
