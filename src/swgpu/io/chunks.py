@@ -186,13 +186,16 @@ def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
     if batch is None:
         return
     if not ahead:
-        for data in texts:
-            held = [data]
-            del data
-            batch = scanned(held)
-            yield batch
-            if batch is None:
-                return
+        try:
+            for data in texts:
+                held = [data]
+                del data
+                batch = scanned(held)
+                yield batch
+                if batch is None:
+                    return
+        finally:
+            texts.close()
         return
     pool = ThreadPoolExecutor(ahead, thread_name_prefix="swgpu-scan")
     pending: deque = deque()
