@@ -180,10 +180,10 @@ def test_records_pickling_and_checks():
 
 
 @settings(max_examples=40, deadline=None)
-@given(cuts=st.lists(st.integers(0, 30), min_size=1, max_size=4), from_lists=st.booleans())
-def test_joined_batches_hold_their_parts_records(cuts, from_lists):
-    """:meth:`SequenceBatch.concat` joins the codes at once and the names,
-    descriptions and letters when first asked for: the same records either way."""
+@given(cuts=st.lists(st.integers(0, 30), min_size=1, max_size=4), from_lists=st.booleans(), later=st.booleans())
+def test_joined_batches_hold_their_parts_records(cuts, from_lists, later):
+    """:meth:`SequenceBatch.concat` joins at once, or (``later``) the codes,
+    names, descriptions and letters when first asked for: the same records either way."""
     from swgpu.io.scanner import scan_fasta
     from swgpu.io.texts import Texts
 
@@ -197,7 +197,7 @@ def test_joined_batches_hold_their_parts_records(cuts, from_lists):
         names, descriptions, letters, codes = scan_fasta(np.frombuffer(text.encode(), np.uint8), DNA.table)
         whole = SequenceBatch.from_columns(names, descriptions, letters, codes, DNA)
     edges = sorted(set([0, 30] + cuts))
-    joined = SequenceBatch.concat([whole.slice(a, b) for a, b in zip(edges[:-1], edges[1:])])
+    joined = SequenceBatch.concat([whole.slice(a, b) for a, b in zip(edges[:-1], edges[1:])], later)
     assert joined.codes.tobytes() == whole.codes.tobytes() and joined.offsets.tolist() == whole.offsets.tolist()
     assert joined.name_texts().strings() == [n for n, _, _ in recs]
     assert joined.names == whole.names and joined.descriptions == whole.descriptions and joined.texts == whole.texts

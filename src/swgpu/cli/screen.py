@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -79,11 +80,13 @@ def _read_parts(args):
 
 
 def _blocks_ahead(args) -> int:
-    """Blocks of each file scanned ahead, at once: one per GPU of several, two for a score table (what
-    waits on the reading), none for one GPU's alignments (its tracing is slower; < 2 GB at 10M pairs)."""
+    """Blocks of each file scanned ahead, at once: one per GPU of several, two for a score table (what waits on the
+    reading), none for one GPU's alignments (its tracing is slower; < 2 GB at 10M pairs) nor for the CPU's scoring."""
     from .options import gpu_ids
 
-    ids = gpu_ids(args.gpus) if args.device != "cpu" else [0]
+    if args.device == "cpu" or (os.cpu_count() or 1) < 8:  # (the scan's threads would take the scoring's cores)
+        return 0
+    ids = gpu_ids(args.gpus)
     if ids is None or len(set(ids)) > 1:
         return 4 if ids is None else len(set(ids))
     return 2 if args.threshold is None else 0
@@ -103,11 +106,12 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
-def _score_table(queries, targets, scores):
-    """The lines ``query<TAB>target<TAB>score`` of every pair, as bytes (in compiled code when that pays)."""
+def _score_table(part):
+    """The lines ``query<TAB>target<TAB>score`` of a part's pairs, as bytes (in compiled code when that pays)."""
     from ..io.compiled import worth
     from ..io.sequence_batch import SequenceBatch
 
+    queries, targets, scores = part.queries, part.targets, part.result.scores
     if not worth(len(scores)):
         names = [[s.name for s in seqs] if not isinstance(seqs, SequenceBatch) else seqs.names
                  for seqs in (queries, targets)]
@@ -201,11 +205,8 @@ def _run(args) -> int:
         if args.threshold is None:
             with OutputFile(args.output) as out:
                 out.write("query\ttarget\tscore\n")
-                def table(part):  # (beside the GPUs' threads where there are several)
-                    return _score_table(part.queries, part.targets, part.result.scores)
-
-                for part in counted(screener.stream(rest, None, render=table)):
-                    out.write_bytes(part.rendered if part.rendered is not None else table(part))
+                for part in counted(screener.stream(rest, None, render=_score_table)):  # (made beside several GPUs)
+                    out.write_bytes(part.rendered if part.rendered is not None else _score_table(part))
             report.phase("write")
         else:
             written = write_parts(args, scoring, lambda render: counted(screener.stream(rest, args.threshold, render)))
@@ -234,8 +235,6 @@ def _chain(first, rest):
 
 def _input_bytes(args) -> int:
     """Bytes of the input files (0 for streams and what cannot be seen)."""
-    import os
-
     total = 0
     for path in (args.pairs,) if args.pairs else (args.query, args.target):
         try:

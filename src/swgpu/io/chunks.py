@@ -299,7 +299,8 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
                    ahead: int = 0) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """Record ``i`` of the query file with record ``i`` of the target file, in
     pairs of batches of ``records`` records each (the last may be shorter),
-    both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`).
+    both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`,
+    and a part's records joined where first needed, :meth:`SequenceBatch.concat`).
     A file with more records than the other is an
     :class:`~swgpu.exceptions.InputError` that counts both, raised when the
     shorter one ends (after the pairs before it)."""
@@ -330,9 +331,9 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
             n = min(records, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
-            if ahead:  # (the two sides joined at once)
-                query = pool.submit(_take, held[0], n)
-                target = _take(held[1], n)
+            if ahead:  # (the two sides taken at once, joined by whoever first needs them)
+                query = pool.submit(_take, held[0], n, True)
+                target = _take(held[1], n, True)
                 yield query.result(), target
             else:
                 yield _take(held[0], n), _take(held[1], n)
@@ -350,9 +351,10 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
                 pass
 
 
-def _take(held: list[SequenceBatch], n: int) -> SequenceBatch:
+def _take(held: list[SequenceBatch], n: int, later: bool = False) -> SequenceBatch:
     """The first ``n`` records of the batches ``held`` (taken from it), copied
-    only where they span two batches (what is left of a batch stays a view of it)."""
+    only where they span two batches (what is left of a batch stays a view of
+    it; ``later``: copied when first asked for, :meth:`SequenceBatch.concat`)."""
     pieces = []
     while n:
         batch = held[0]
@@ -363,4 +365,4 @@ def _take(held: list[SequenceBatch], n: int) -> SequenceBatch:
             pieces.append(batch.slice(0, n))
             held[0] = batch.slice(n, len(batch))
             n = 0
-    return SequenceBatch.concat(pieces)
+    return SequenceBatch.concat(pieces, later)

@@ -170,13 +170,17 @@ class SequenceBatch(SequenceABC):
                                           self.codes[lo:hi], self.alphabet)
 
     @classmethod
-    def concat(cls, parts: list["SequenceBatch"]) -> "SequenceBatch":
+    def concat(cls, parts: list["SequenceBatch"], later: bool = False) -> "SequenceBatch":
         """The records of ``parts`` (one alphabet), in order, as one batch of
-        columns: the offsets made now, the codes, names, descriptions and
-        letters joined when first asked for (on the thread that asks: a score
-        table never joins the letters)."""
+        columns. ``later``: the offsets made now, the codes, names,
+        descriptions and letters joined when first asked for, on the thread
+        that asks (a score table never joins the letters); the parts' memory
+        is then held until then."""
         if len(parts) == 1:
             return parts[0]
+        if not later:
+            columns = [Texts.concat([p._column(k) for p in parts]) for k in ("names", "descriptions", "letters")]
+            return cls.from_columns(*columns, np.concatenate([p.codes for p in parts]), parts[0].alphabet)
         batch = cls.__new__(cls)
         batch._names = batch._descriptions = batch._texts = None
         shifts = np.cumsum([0] + [int(p.offsets[-1]) for p in parts]).tolist()
