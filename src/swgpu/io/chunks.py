@@ -331,12 +331,7 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
             n = min(records, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
-            if ahead:  # (the two sides taken at once, joined by whoever first needs them)
-                query = pool.submit(_take, held[0], n, True)
-                target = _take(held[1], n, True)
-                yield query.result(), target
-            else:
-                yield _take(held[0], n), _take(held[1], n)
+            yield _take(held[0], n, bool(ahead)), _take(held[1], n, bool(ahead))  # (ahead: joined where first needed)
         if seen[0] != seen[1]:
             for s in (0, 1):
                 seen[s] += sum(map(len, sides[s]))

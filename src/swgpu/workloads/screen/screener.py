@@ -208,8 +208,9 @@ class Screener:
         the next part as it comes free, scores and traces it there; the parts
         are handed out in order (:func:`~.lanes.stream_lanes`), and ``render``
         (a function of a part, e.g. the bytes it will be written as) is called
-        on each GPU's thread too, its result kept as the part's ``rendered``
-        (with one GPU the caller's thread is not the busiest: it is not called)."""
+        on a pool beside the GPUs' threads, its result kept as the part's
+        ``rendered`` (with one GPU the caller's thread is not the busiest: it
+        is not called)."""
         if len(self.lanes) > 1:
             from .lanes import stream_lanes
 
