@@ -56,7 +56,7 @@ def write_parts(args, scoring, parts) -> int:
         if sam:
             with (BamOutput if args.format == "bam" else OutputFile)(args.output) as out:
                 listed.write(out.write_bytes, program_line(args))
-                spill.replay(out.write_bytes)
+                spill.replay(out.write_bytes, getattr(out, "descriptor", lambda: None)())
     return writer.count
 
 

@@ -15,6 +15,8 @@ pair's length. The alignments are then assembled for all pairs at once
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ...align.alignment import Alignment
@@ -24,7 +26,7 @@ from ...io.sequence import Sequence
 from ...scoring import Scoring
 from . import runtime
 from .staging import stager
-from .traceback_passes import KERNEL_FILE as TRACE_KERNEL_FILE, Paths, TracebackPasses, offsets
+from .traceback_passes import Paths, TracebackPasses, offsets, part_jobs
 
 __all__ = ["CudaTracer"]
 
@@ -37,6 +39,10 @@ class CudaTracer:
     direction matrix -- the CPU tracer's value, so that both split the same way.
     """
 
+    #: :meth:`trace_packed` may run on several threads at once (each has its own
+    #: streams): the GPU's kernels of one batch run while another's host work does.
+    concurrent = True
+
     def __init__(self, scoring: Scoring, device_id: int, base_cells: int = BASE_CELLS):
         self.scoring = scoring
         self.device_id = int(device_id)
@@ -46,8 +52,8 @@ class CudaTracer:
         self._K = int(m.shape[0])
         with self._cp.cuda.Device(self.device_id):
             self._matrix = self._cp.asarray(m.ravel())
-        self._passes: TracebackPasses | None = None
-        runtime.prefetch([(TRACE_KERNEL_FILE, (), None)], self.device_id)  # compiled while the scores are made
+        self._local = threading.local()  # each thread's passes: their own streams
+        runtime.prefetch(part_jobs(), self.device_id)  # compiled while the scores are made, side by side
 
     def check(self, query: Sequence, target: Sequence) -> None:
         check_pair(self.scoring, query, target)
@@ -59,10 +65,12 @@ class CudaTracer:
         return self.align(query, target).score
 
     def _ready(self) -> TracebackPasses:
-        if self._passes is None or self._passes.base_cells != self.base_cells:
+        passes = getattr(self._local, "passes", None)
+        if passes is None or passes.base_cells != self.base_cells:
             sc = self.scoring
-            self._passes = TracebackPasses(self._cp, self._matrix, self._K, sc.gap_open, sc.gap_extend, self.base_cells)
-        return self._passes
+            passes = self._local.passes = TracebackPasses(self._cp, self._matrix, self._K, sc.gap_open,
+                                                          sc.gap_extend, self.base_cells)
+        return passes
 
     def trace_packed(self, qcodes: np.ndarray, qstart, qlen, tcodes: np.ndarray, tstart, tlen,
                      expected=None) -> Paths:

@@ -58,6 +58,18 @@ NOSTOP = 0x7FFFFFFF
 #: desc[6] of a problem without a known score bound: every column (kernels: TW_NOPRUNE).
 NOPRUNE = -(1 << 62)
 _MODES = {"tw_sw_end": 0, "tw_sw_start": 1, "tw_nw_last": 2}
+#: The kernels of each part of ``KERNEL_FILE`` (its ``TW_PART`` option). The parts
+#: compile side by side, and a command waits only for those it launches: pairs
+#: below the tall shape's size never wait for the tall kernels.
+PARTS = {1: ("tw_sw_end_1", "tw_sw_end_8"), 2: ("tw_sw_start_1", "tw_sw_start_8"),
+         3: ("tw_nw_last_1", "tw_nw_last_8", "tw_split"), 4: ("tw_nw_path_1", "tw_nw_path_8", "tw_forward_ops"),
+         5: ("tw_sw_end_T",), 6: ("tw_sw_start_T",), 7: ("tw_nw_last_T",)}
+_PART_OF = {name: part for part, names in PARTS.items() for name in names}
+
+
+def part_jobs() -> list[tuple[str, tuple[str, ...], None]]:
+    """The modules of the traceback's kernels (:func:`~.runtime.prefetch`'s jobs), one a part."""
+    return [(KERNEL_FILE, (f"-DTW_PART={part}",), None) for part in PARTS]
 #: Row-buffer ints of one launch (two rows of n + 1 per problem).
 ROW_BUDGET = 1 << 27
 #: Direction words (uint32, 8 cells each) of one ``tw_nw_path`` launch.
@@ -137,6 +149,22 @@ def _row_offsets(ncols: np.ndarray) -> np.ndarray:
     return off
 
 
+class _Kernels(dict):
+    """The traceback's kernels by name, each loaded with its part (:data:`PARTS`)
+    when first launched."""
+
+    def __init__(self, device_id: int):
+        super().__init__()
+        self._device = device_id
+
+    def __missing__(self, name: str):
+        part = _PART_OF[name]
+        mod = runtime.get_module(KERNEL_FILE, (f"-DTW_PART={part}",))
+        for k in PARTS[part]:
+            self[k] = mod.get_function(k)
+        return self[name]
+
+
 class TracebackPasses:
     """The warp passes for one scoring (``matrix`` on the device, ``K`` letters)."""
 
@@ -146,18 +174,16 @@ class TracebackPasses:
         self.K = int(K)
         self.go, self.ge = int(gap_open), int(gap_extend)
         self.base_cells = int(base_cells)
-        self.mmax = int(cp.max(matrix_dev).get())  # the best letter score: the bands' bound
+        self.mmax = int(matrix_dev.get().max())  # the best letter score: the bands' bound (no CuPy reduction kernel to load)
         self.slack = abs(self.go) + abs(self.ge)  # below a half's value at a split: its piece's bound
-        mod = runtime.get_module(KERNEL_FILE)
-        self._k = {f"{name}{shape}": mod.get_function(f"{name}{shape}")
-                   for name in ("tw_sw_end", "tw_sw_start", "tw_nw_last", "tw_nw_path") for shape in ("_1", "_8")}
-        self._k["tw_split"] = mod.get_function("tw_split")
-        self._k["tw_forward_ops"] = mod.get_function("tw_forward_ops")
-        for name in _MODES:
-            self._k[name + "_T"] = mod.get_function(name + "_T")
-        self._tall_blocks = min(runtime.resident_blocks(self._k[name + "_T"], 32 * WARPS, cp.cuda.Device().id)
-                                for name in _MODES)
+        self._device = cp.cuda.Device().id
+        runtime.prefetch(part_jobs(), self._device)
+        self._k = _Kernels(self._device)
         self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
+
+    def _tall_blocks(self) -> int:
+        """Blocks of the tall shape the GPU holds at once (of every tall kernel)."""
+        return min(runtime.resident_blocks(self._k[name + "_T"], 32 * WARPS, self._device) for name in _MODES)
 
     # ---------------------------------------------------------------- launches
     def _launch(self, name: str, nprob: int, args: tuple) -> None:
@@ -203,7 +229,7 @@ class TracebackPasses:
         largest problems first, each launch at most the blocks the GPU holds at
         once, each problem on blocks in proportion to its cells (at least one,
         at most one warp a strip)."""
-        G = max(1, int(TALL_BLOCKS or self._tall_blocks))
+        G = max(1, int(TALL_BLOCKS or self._tall_blocks()))
         m, n = desc[:, 1], desc[:, 3]
         cells = (m * n).astype(np.float64)
         strips = -(-m // TALL_STRIP)

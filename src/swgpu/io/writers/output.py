@@ -11,6 +11,7 @@ lack of memory) is removed by the next output of the same file on that host.
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import importlib
 import io
@@ -174,7 +175,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except OSError:  # another user's process
-        return True
+        pass
     return True
 
 
@@ -191,10 +192,8 @@ def _remove_dead_temps(directory: str, base: str) -> None:
         owner = name[len(prefix):-len(".tmp")].rsplit("-", 2)
         if len(owner) != 3 or owner[0] != host or not owner[1].isdigit() or _alive(int(owner[1])):
             continue
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(os.path.join(directory, name))
-        except OSError:
-            pass
 
 
 def _open_through(path: str) -> IO[bytes]:
@@ -254,10 +253,8 @@ def _replace(tmp: str, target: str, path: str) -> None:
 
 
 def _remove(tmp: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
-    except FileNotFoundError:
-        pass
     _TEMPS.discard(tmp)
 
 
@@ -382,6 +379,15 @@ class OutputFile(AtomicOutput):
             self._name(exc)
             raise
 
+    def descriptor(self) -> int | None:
+        """The descriptor of a plain file or device output, with everything written so far
+        flushed to it (bytes written there follow it), or None (compressed, or a caller's stream)."""
+        if self._raw is None or getattr(self._fh, "buffer", self._fh) is not self._raw:
+            return None
+        self.write_bytes(b"")  # (flushes the text layer)
+        self._raw.flush()
+        return self._raw.fileno()
+
     def _name(self, exc: BaseException) -> None:
         """Name this output in an error of the system that names no file (``-o /dev/full``)."""
         stdout = self._fh is sys.stdout or self._fh is getattr(sys.stdout, "buffer", None)
@@ -433,17 +439,12 @@ class OutputFile(AtomicOutput):
         self._closed = True
         _PENDING.discard(self)
         if self.path is None:  # standard output or a caller's stream
-            try:
+            with contextlib.suppress(Exception):
                 self._fh.flush()
-            except Exception:
-                pass
             return
-        for fh in (self._fh, self._raw):
-            try:
-                if fh is not None:
-                    fh.close()
-            except Exception:
-                pass
+        for fh in (fh for fh in (self._fh, self._raw) if fh is not None):
+            with contextlib.suppress(Exception):
+                fh.close()
         if self._tmp is not None:
             _remove(self._tmp)
         self._tmp = None

@@ -16,6 +16,8 @@ dies) past it.
 
 from __future__ import annotations
 
+import errno
+import os
 import tempfile
 from typing import Callable
 
@@ -41,30 +43,35 @@ class Spill:
     def write(self, data) -> None:
         if isinstance(data, str):
             data = data.encode("utf-8")
-        elif not isinstance(data, bytes):
-            data = bytes(data)
-        self.size += len(data)
+        size = memoryview(data).nbytes
+        self.size += size
         if self._file is None and self.size > self.limit:
             self._file = tempfile.TemporaryFile(dir=self.folder)
             for part in self._parts:
                 self._file.write(part)
             self._parts = []
         if self._file is not None:
-            self._file.write(data)
+            self._file.write(data)  # (any buffer, written as it is: no copy)
         else:
-            self._parts.append(data)
+            self._parts.append(data if isinstance(data, bytes) else bytes(data))  # (a copy: the caller's may change)
 
     def flush(self) -> None:
         pass
 
-    def replay(self, write: Callable[[bytes], object]) -> None:
-        """Hand everything written, in order, to ``write`` (in blocks)."""
+    def replay(self, write: Callable[[bytes], object], descriptor: int | None = None) -> None:
+        """Hand everything written, in order, to ``write`` (in blocks); or, past
+        the memory limit, copy it to the open file ``descriptor`` when one is
+        given (by the system, no copy through this process: its file position
+        is where the bytes go)."""
         if self._file is None:
             for part in self._parts:
                 write(part)
             return
         self._file.flush()
-        self._file.seek(0)
+        done = 0
+        if descriptor is not None:
+            done = _send(self._file.fileno(), descriptor, self.size)
+        self._file.seek(done)
         while block := self._file.read(_READ):
             write(block)
 
@@ -73,3 +80,19 @@ class Spill:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _send(source: int, target: int, size: int) -> int:
+    """Bytes of ``source`` (from its start) copied to ``target`` with ``os.sendfile``,
+    up to ``size``: fewer, down to none, where the system cannot (the rest is copied by reading)."""
+    done = 0
+    try:
+        while done < size:
+            sent = os.sendfile(target, source, done, min(size - done, 1 << 30))
+            if sent == 0:
+                break
+            done += sent
+    except OSError as exc:
+        if done or exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EBADF):
+            raise
+    return done

@@ -272,8 +272,9 @@ class Screener:
 
     def traced(self, result: ScreenResult, engine=None) -> Iterator[AlignmentBatch]:
         """The alignments of ``result``'s selected pairs (:meth:`scored`), in order,
-        :attr:`chunk` pairs a batch: the next batch is traced on a thread of its
-        own while the caller handles one, so that tracing and writing overlap.
+        at most :attr:`chunk` pairs a batch: the next batch is traced on a thread of its
+        own while the caller handles one, so that tracing and writing overlap (with
+        a GPU's tracer, two batches a part, traced at once).
         ``engine``: one of :attr:`lanes` (default the first GPU's)."""
         queries, targets = result.sources
         trace = Traceback((engine or self.engine).tracer(self.scoring), Statistics.for_scoring(self.scoring),
@@ -288,9 +289,13 @@ class Screener:
             return trace.columns(queries, targets, part, part, expected[a:b], minus[a:b],
                                  (qlen[a:b], tlen[a:b], np.ones(b - a, np.int64)), label=lambda k: f"pair {part[k]}")
 
-        cuts = list(range(0, sel.size, self.chunk)) + [sel.size]
+        # a tracer that traces on several threads at once (a GPU's) gets two batches of a part together:
+        # the GPU's kernels of one run while the host works on the other
+        tracers = 2 if getattr(trace.tracer, "concurrent", False) else 1
+        size = min(self.chunk, max(self.chunk // 8, -(-sel.size // tracers)))
+        cuts = list(range(0, sel.size, size)) + [sel.size]
         spans = list(zip(cuts[:-1], cuts[1:])) or [(0, 0)]
-        pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-trace")
+        pool = ThreadPoolExecutor(tracers, thread_name_prefix="swgpu-trace")
         try:
             ahead = [pool.submit(one, *spans[0])]
             for k in range(len(spans)):

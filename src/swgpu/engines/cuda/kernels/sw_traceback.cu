@@ -36,6 +36,14 @@
 //   9 tail gap open (tw_nw_path); tw_sw_end: 1 = alignments end with a pair
 //     in the last column (the best such score, its first row)
 
+// TW_PART (a compile option) keeps the kernels of one part only, so that the
+// parts compile side by side on a fresh machine (swgpu/engines/cuda/traceback_passes.py:
+// PARTS); 0 or undefined: every kernel.
+#ifndef TW_PART
+#define TW_PART 0
+#endif
+#define TW_IN(part) (TW_PART == 0 || TW_PART == (part))
+
 #define TW_NEG (-(1 << 29))
 #define TW_MAXK 32
 #define TW_FIELDS 10
@@ -401,6 +409,7 @@ __device__ void tw_nw_path(TW_ARGS, unsigned int* __restrict__ dirs, unsigned ch
 
 // Each piece's ops, written backwards by tw_nw_path (count[p] of them at
 // ops + from[p]), forwards and end to end at out + to[p]. One warp a piece.
+#if TW_IN(4)
 extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)
 tw_forward_ops(const unsigned char* __restrict__ ops, const long long* __restrict__ from,
                const long long* __restrict__ to, const int* __restrict__ count, const int nprob,
@@ -413,20 +422,38 @@ tw_forward_ops(const unsigned char* __restrict__ ops, const long long* __restric
     unsigned char* dst = out + to[p];
     for (int t = threadIdx.x & 31; t < c; t += 32) dst[t] = src[-t];
 }
+#endif
 
-#define TW_KERNELS(NW)                                                                                         \
+#define TW_END_KERNEL(NW)                                                                                      \
     extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_sw_end_##NW(TW_ARGS, int* __restrict__ out) \
-    { tw_sw_end<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }                                             \
+    { tw_sw_end<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }
+#define TW_START_KERNEL(NW)                                                                                    \
     extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_sw_start_##NW(TW_ARGS, int* __restrict__ out) \
-    { tw_sw_start<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }                                           \
+    { tw_sw_start<NW>(A, B, desc, nprob, M, K, go, ge, rows, out); }
+#define TW_LAST_KERNEL(NW)                                                                                     \
     extern "C" __global__ void __launch_bounds__(32 * TW_WARPS) tw_nw_last_##NW(TW_ARGS)                       \
-    { tw_nw_last<NW>(A, B, desc, nprob, M, K, go, ge, rows); }                                                 \
+    { tw_nw_last<NW>(A, B, desc, nprob, M, K, go, ge, rows); }
+#define TW_PATH_KERNEL(NW)                                                                                     \
     extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)                                                \
     tw_nw_path_##NW(TW_ARGS, unsigned int* __restrict__ dirs, unsigned char* __restrict__ ops, int* __restrict__ res) \
     { tw_nw_path<NW>(A, B, desc, nprob, M, K, go, ge, rows, dirs, ops, res); }
 
-TW_KERNELS(1)
-TW_KERNELS(8)
+#if TW_IN(1)
+TW_END_KERNEL(1)
+TW_END_KERNEL(8)
+#endif
+#if TW_IN(2)
+TW_START_KERNEL(1)
+TW_START_KERNEL(8)
+#endif
+#if TW_IN(3)
+TW_LAST_KERNEL(1)
+TW_LAST_KERNEL(8)
+#endif
+#if TW_IN(4)
+TW_PATH_KERNEL(1)
+TW_PATH_KERNEL(8)
+#endif
 
 
 #include "sw_traceback_tall.cuh"
@@ -438,6 +465,7 @@ TW_KERNELS(8)
 // no path scores the piece's bound). out[4p ..] = 0, j1 and the two H values
 // there when the H sum is at least the F sum, else 1, j2 and the two F values.
 // One warp a problem.
+#if TW_IN(3)
 extern "C" __global__ void __launch_bounds__(32 * TW_WARPS)
 tw_split(const int* __restrict__ rows, const long long* __restrict__ desc, const int nprob, const int go,
          const int ge, const int mmax, int* __restrict__ out)
@@ -482,3 +510,4 @@ tw_split(const int* __restrict__ rows, const long long* __restrict__ desc, const
         out[4 * p + 3] = join ? rr[n - j] : ss[n - j];
     }
 }
+#endif

@@ -417,6 +417,12 @@ __device__ __forceinline__ void tw_tall(TW_ARGS, const int mmax, const int* __re
          long long* __restrict__ prog, int* __restrict__ stop)                                                   \
     { tw_tall<MODE>(A, B, desc, nprob, M, K, go, ge, rows, mmax, blocks, res, prog, stop); }
 
+#if TW_IN(5)
 TW_TALL_KERNEL(tw_sw_end_T, TW_END)
+#endif
+#if TW_IN(6)
 TW_TALL_KERNEL(tw_sw_start_T, TW_START)
+#endif
+#if TW_IN(7)
 TW_TALL_KERNEL(tw_nw_last_T, TW_LAST)
+#endif

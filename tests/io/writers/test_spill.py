@@ -1,0 +1,58 @@
+"""Output held back (``Spill``) and put behind what is written before it."""
+
+import gzip
+
+import numpy as np
+import pytest
+
+from swgpu.io.writers import OutputFile
+from swgpu.io.writers import spill as spill_module
+from swgpu.io.writers.spill import Spill
+
+PIECES = [b"abc", np.frombuffer(b"0123456789", np.uint8), "d\u00e9f", memoryview(b"ghi"), b""]
+WANT = b"abc0123456789d\xc3\xa9fghi"
+
+
+@pytest.mark.parametrize("limit", [0, 5, 1 << 20])
+@pytest.mark.parametrize("suffix", [".sam", ".sam.gz"])
+def test_replay_behind_a_header(tmp_path, limit, suffix):
+    spill = Spill(str(tmp_path), limit=limit)
+    for piece in PIECES:
+        spill.write(piece)
+    path = tmp_path / f"out{suffix}"
+    with OutputFile(str(path)) as out:
+        out.write_bytes(b"@HD\n")
+        out.write("@CO\ttext\n")
+        descriptor = out.descriptor()
+        assert (descriptor is None) == suffix.endswith(".gz")
+        spill.replay(out.write_bytes, descriptor)
+        out.write_bytes(b"end\n")
+    spill.close()
+    data = gzip.decompress(path.read_bytes()) if suffix.endswith(".gz") else path.read_bytes()
+    assert data == b"@HD\n@CO\ttext\n" + WANT + b"end\n"
+    assert spill.size == len(WANT)
+
+
+def test_a_buffer_kept_in_memory_is_copied(tmp_path):
+    spill = Spill(str(tmp_path))
+    data = np.frombuffer(b"xyz", np.uint8).copy()
+    spill.write(data)
+    data[:] = ord("-")
+    got = []
+    spill.replay(got.append)
+    assert b"".join(got) == b"xyz"
+
+
+def test_copy_falls_back_to_reading(tmp_path, monkeypatch):
+    def refuse(*args):
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(spill_module.os, "sendfile", refuse)
+    spill = Spill(str(tmp_path), limit=0)
+    for piece in PIECES:
+        spill.write(piece)
+    path = tmp_path / "out.sam"
+    with OutputFile(str(path)) as out:
+        out.write_bytes(b"H\n")
+        spill.replay(out.write_bytes, out.descriptor())
+    assert path.read_bytes() == b"H\n" + WANT
