@@ -26,7 +26,8 @@ from ...io.sequence import Sequence
 from ...scoring import Scoring
 from . import runtime
 from .staging import stager
-from .traceback_passes import Paths, TracebackPasses, offsets, part_jobs
+from .traceback_kernels import part_jobs
+from .traceback_passes import Paths, TracebackPasses, offsets
 
 __all__ = ["CudaTracer"]
 

@@ -35,10 +35,10 @@ import numpy as np
 
 from ...align.batch import Paths
 from . import runtime
+from .traceback_kernels import Kernels, part_jobs
 
 __all__ = ["TracebackPasses", "Paths", "offsets"]
 
-KERNEL_FILE = "sw_traceback.cu"
 WARPS = 8  # warps of a block (kernels/sw_traceback.cu: TW_WARPS)
 FIELDS = 10
 #: Problems with at least this many rows and cells take a block of WARPS warps
@@ -58,18 +58,6 @@ NOSTOP = 0x7FFFFFFF
 #: desc[6] of a problem without a known score bound: every column (kernels: TW_NOPRUNE).
 NOPRUNE = -(1 << 62)
 _MODES = {"tw_sw_end": 0, "tw_sw_start": 1, "tw_nw_last": 2}
-#: The kernels of each part of ``KERNEL_FILE`` (its ``TW_PART`` option). The parts
-#: compile side by side, and a command waits only for those it launches: pairs
-#: below the tall shape's size never wait for the tall kernels.
-PARTS = {1: ("tw_sw_end_1", "tw_sw_end_8"), 2: ("tw_sw_start_1", "tw_sw_start_8"),
-         3: ("tw_nw_last_1", "tw_nw_last_8", "tw_split"), 4: ("tw_nw_path_1", "tw_nw_path_8", "tw_forward_ops"),
-         5: ("tw_sw_end_T",), 6: ("tw_sw_start_T",), 7: ("tw_nw_last_T",)}
-_PART_OF = {name: part for part, names in PARTS.items() for name in names}
-
-
-def part_jobs() -> list[tuple[str, tuple[str, ...], None]]:
-    """The modules of the traceback's kernels (:func:`~.runtime.prefetch`'s jobs), one a part."""
-    return [(KERNEL_FILE, (f"-DTW_PART={part}",), None) for part in PARTS]
 #: Row-buffer ints of one launch (two rows of n + 1 per problem).
 ROW_BUDGET = 1 << 27
 #: Direction words (uint32, 8 cells each) of one ``tw_nw_path`` launch.
@@ -149,22 +137,6 @@ def _row_offsets(ncols: np.ndarray) -> np.ndarray:
     return off
 
 
-class _Kernels(dict):
-    """The traceback's kernels by name, each loaded with its part (:data:`PARTS`)
-    when first launched."""
-
-    def __init__(self, device_id: int):
-        super().__init__()
-        self._device = device_id
-
-    def __missing__(self, name: str):
-        part = _PART_OF[name]
-        mod = runtime.get_module(KERNEL_FILE, (f"-DTW_PART={part}",))
-        for k in PARTS[part]:
-            self[k] = mod.get_function(k)
-        return self[name]
-
-
 class TracebackPasses:
     """The warp passes for one scoring (``matrix`` on the device, ``K`` letters)."""
 
@@ -178,7 +150,7 @@ class TracebackPasses:
         self.slack = abs(self.go) + abs(self.ge)  # below a half's value at a split: its piece's bound
         self._device = cp.cuda.Device().id
         runtime.prefetch(part_jobs(), self._device)
-        self._k = _Kernels(self._device)
+        self._k = Kernels()
         self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
 
     def _tall_blocks(self) -> int:

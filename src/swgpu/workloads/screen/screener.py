@@ -269,6 +269,8 @@ class Screener:
 
     #: Pairs traced together by :meth:`traced` (one traceback batch; the next is traced while one is written).
     chunk = 1 << 18
+    #: Batches of a part traced at once by a tracer that can (a GPU's).
+    tracers = 2
 
     def traced(self, result: ScreenResult, engine=None) -> Iterator[AlignmentBatch]:
         """The alignments of ``result``'s selected pairs (:meth:`scored`), in order,
@@ -291,7 +293,7 @@ class Screener:
 
         # a tracer that traces on several threads at once (a GPU's) gets two batches of a part together:
         # the GPU's kernels of one run while the host works on the other
-        tracers = 2 if getattr(trace.tracer, "concurrent", False) else 1
+        tracers = self.tracers if getattr(trace.tracer, "concurrent", False) else 1
         size = min(self.chunk, max(self.chunk // 8, -(-sel.size // tracers)))
         cuts = list(range(0, sel.size, size)) + [sel.size]
         spans = list(zip(cuts[:-1], cuts[1:])) or [(0, 0)]
