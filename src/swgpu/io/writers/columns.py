@@ -24,7 +24,7 @@ from ..ranges import ranges, run_ranges
 from ..alphabet import COMPLEMENT_BYTES
 from ..compiled import worth
 from .blast6 import BLAST6_COLUMNS, _percent
-from .common import finite_or_none, format_bitscore, format_evalue
+from .common import format_bitscores, format_evalues
 from . import arrays as A
 from .rows import Rows, Texts
 from .sam import evalue_tag
@@ -82,12 +82,21 @@ def _by_value(values: np.ndarray, fmt: Callable[[object], str]) -> Texts | tuple
     return Texts.from_strings([fmt(v) for v in distinct.tolist()]), inverse.reshape(-1)
 
 
-def _stat_texts(values: np.ndarray, fmt) -> tuple[Texts, np.ndarray]:
-    """Texts of E-values or bit scores (NaN: unknown), once per distinct value."""
-    nan = np.isnan(values)
-    if nan.all():
-        return Texts.from_strings([fmt(None)]), np.zeros(values.size, dtype=np.int64)
-    return _by_value(np.where(nan, np.inf, values), lambda v: fmt(None if v == float("inf") else v))
+def _stat_texts(values: np.ndarray, many: Callable[[np.ndarray], list], unknown: str) -> tuple[Texts, np.ndarray]:
+    """Texts of E-values or bit scores, once per distinct value: ``many`` formats
+    the distinct finite values together, ``unknown`` is the text of the others
+    (NaN, infinite); and for each value, the index of its text."""
+    finite = np.isfinite(values)
+    if not finite.any():
+        return Texts.from_strings([unknown]), np.zeros(values.size, dtype=np.int64)
+    distinct, inverse = np.unique(np.where(finite, values, np.inf), return_inverse=True)  # (unknown ones last)
+    known = int(np.isfinite(distinct).sum())
+    strings = list(many(distinct[:known])) + [unknown] * (distinct.size - known)
+    return Texts.from_strings(strings), inverse.reshape(-1)
+
+
+def _sam_evalues(values: np.ndarray) -> list[str]:
+    return [evalue_tag(x) for x in values.tolist()]
 
 
 def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, complement: bytes = COMPLEMENT_BYTES,
@@ -129,7 +138,7 @@ def sam_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts | None, compl
     rows.const("\tNM:i:")
     rows.int(batch.mismatches + batch.gaps)
     if not np.isnan(batch.evalue).all():
-        tags, which = _stat_texts(batch.evalue, lambda e: evalue_tag(finite_or_none(e)))
+        tags, which = _stat_texts(batch.evalue, _sam_evalues, "")
         rows.text(tags, which)
     rows.const("\n")
     return rows.render_array()
@@ -270,8 +279,8 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Te
             texts, which = _by_value(matches * top + length, lambda v: _percent(v // top, v % top))
             rows.text(texts, which)
         elif name in ("evalue", "bitscore"):
-            fmt = format_evalue if name == "evalue" else format_bitscore
-            texts, which = _stat_texts(col(name), lambda v: fmt(finite_or_none(v)))
+            many = format_evalues if name == "evalue" else format_bitscores
+            texts, which = _stat_texts(col(name), many, "NA")
             rows.text(texts, which)
         elif name in _BY_STRAND:
             rows.text(Texts.from_strings(_BY_STRAND[name]), minus.astype(np.int64))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import math
+from typing import TYPE_CHECKING
 
-__all__ = ["finite_or_none", "format_evalue", "format_bitscore"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["finite_or_none", "format_evalue", "format_bitscore", "format_evalues", "format_bitscores"]
 
 
 def finite_or_none(x) -> float | None:
@@ -38,17 +43,39 @@ def format_evalue(x: float | None) -> str:
         return "NA"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
-    if x < 1.0e-180:
-        return "0.0"
-    if x < 0.0009:
-        return "%.0e" % x
-    if x < 0.1:
-        return "%.3f" % x
-    if x < 1.0:
-        return "%.2f" % x
-    if x < 10.0:
-        return "%.1f" % x
-    return "%.0f" % x
+    fmt = _EVALUE_FORMATS[bisect.bisect_right(_EVALUE_BELOW, x)]
+    return fmt % x if "%" in fmt else fmt
+
+
+#: BLAST's E-value rules: below each bound (from the smallest), its format.
+_EVALUE_BELOW = (1.0e-180, 0.0009, 0.1, 1.0, 10.0)
+_EVALUE_FORMATS = ("0.0", "%.0e", "%.3f", "%.2f", "%.1f", "%.0f")
+
+
+def format_evalues(values: np.ndarray) -> list[str]:
+    """:func:`format_evalue` of many finite values, each rule's values formatted together.
+
+    >>> import numpy as np
+    >>> format_evalues(np.array([0.0, 2.3e-45, 0.00123, 0.5, 2.54, 123.4]))
+    ['0.0', '2e-45', '0.001', '0.50', '2.5', '123']
+    """
+    import numpy as np  # (here: the command line imports this module before NumPy)
+
+    values = np.asarray(values, dtype=np.float64)
+    rule = np.searchsorted(np.array(_EVALUE_BELOW), values, side="right")
+    out = [""] * values.size
+    for r, fmt in enumerate(_EVALUE_FORMATS):
+        where = np.flatnonzero(rule == r)
+        if where.size:
+            texts = [fmt] * where.size if "%" not in fmt else [fmt % x for x in values[where].tolist()]
+            for k, text in zip(where.tolist(), texts):
+                out[k] = text
+    return out
+
+
+def format_bitscores(values: np.ndarray) -> list[str]:
+    """:func:`format_bitscore` of many finite values (an array)."""
+    return ["%.1f" % x for x in values.tolist()]
 
 
 def format_bitscore(x: float | None) -> str:

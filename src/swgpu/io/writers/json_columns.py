@@ -17,7 +17,6 @@ import numpy as np
 
 from ..alphabet import COMPLEMENT_BYTES
 from .columns import _by_value, _stat_texts, aligned_texts, cigar_texts
-from .common import finite_or_none
 from .rows import Rows, Texts
 
 __all__ = ["json_lines"]
@@ -60,7 +59,7 @@ def json_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts, tletters: T
 
     def stat(name: str) -> None:
         key(name)
-        rows.text(*_stat_texts(getattr(batch, name), lambda v: json.dumps(finite_or_none(v))))
+        rows.text(*_stat_texts(getattr(batch, name), lambda xs: [json.dumps(x) for x in xs.tolist()], "null"))
 
     text("query", qnames, batch.query_index)
     text("target", tnames, batch.target_index)
