@@ -185,3 +185,38 @@ def test_traced_batches_stop_when_the_caller_stops(monkeypatch):
     assert time.perf_counter() - t0 < 0.2
     time.sleep(0.5)
     assert len(calls) == 2  # the first batch, and the next one traced meanwhile: no more
+
+
+def test_a_concurrent_tracer_gets_two_batches_of_a_part_at_once(monkeypatch):
+    """A tracer that traces on several threads at once (a GPU's) gets a part as
+    two batches traced together; the alignments are those of one batch."""
+    import time
+
+    from swgpu.engines.cpu.tracer import CpuTracer
+    from swgpu.workloads import tracing
+
+    rng = np.random.default_rng(9)
+    qs = [Sequence.from_text(f"q{k}", "".join(rng.choice(list("ACGT"), rng.integers(20, 60)))) for k in range(120)]
+    ts = [Sequence.from_text(f"t{k}", q.text[5:] + "".join(rng.choice(list("ACGT"), 30))) for k, q in enumerate(qs)]
+    screener = Screener(Scoring.default("dna"), device="cpu")
+    want = screener.screen(qs, ts, threshold=10)
+    busy, overlap = [0], [False]
+    real = tracing.Traceback.columns
+
+    def columns(self, *args, **kwargs):
+        busy[0] += 1
+        overlap[0] |= busy[0] > 1
+        time.sleep(0.05)
+        try:
+            return real(self, *args, **kwargs)
+        finally:
+            busy[0] -= 1
+
+    monkeypatch.setattr(CpuTracer, "concurrent", True, raising=False)
+    monkeypatch.setattr(tracing.Traceback, "columns", columns)
+    screener.chunk = 64  # (at most 64 pairs a batch, at least 8: two batches of 60)
+    got = screener.screen(qs, ts, threshold=10)
+    assert overlap[0]  # (the two batches were traced at the same time)
+    assert len(want.alignments) == len(got.alignments) == 120
+    assert [(a.query, a.target, a.cigar, a.score) for a in got.alignments] == \
+        [(a.query, a.target, a.cigar, a.score) for a in want.alignments]
