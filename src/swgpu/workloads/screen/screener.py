@@ -298,11 +298,12 @@ class Screener:
         cuts = list(range(0, sel.size, size)) + [sel.size]
         spans = list(zip(cuts[:-1], cuts[1:])) or [(0, 0)]
         pool = ThreadPoolExecutor(tracers, thread_name_prefix="swgpu-trace")
+        window = max(2, tracers)  # batches submitted and not yet handed over (one thread: the next one queued)
         try:
-            ahead = [pool.submit(one, *spans[0])]
+            ahead = [pool.submit(one, *span) for span in spans[:window - 1]]
             for k in range(len(spans)):
-                if k + 1 < len(spans):
-                    ahead.append(pool.submit(one, *spans[k + 1]))
+                if k + window - 1 < len(spans):
+                    ahead.append(pool.submit(one, *spans[k + window - 1]))
                 yield ahead[k].result()
                 ahead[k] = None
                 self.seconds["traceback"] = trace.seconds
