@@ -56,3 +56,25 @@ def test_copy_falls_back_to_reading(tmp_path, monkeypatch):
         out.write_bytes(b"H\n")
         spill.replay(out.write_bytes, out.descriptor())
     assert path.read_bytes() == b"H\n" + WANT
+
+
+def test_replay_into_a_pipe(tmp_path):
+    import os
+    import threading
+
+    spill = Spill(str(tmp_path), limit=0)
+    big = bytes(range(256)) * 4096  # 1 MiB: more than a pipe holds
+    spill.write(big)
+    spill.write(b"end")
+    r, w = os.pipe()
+    got = []
+    reader = threading.Thread(target=lambda: got.append(os.fdopen(r, "rb").read()))
+    reader.start()
+    try:
+        with OutputFile(f"/dev/fd/{w}") as out:
+            out.write_bytes(b"H\n")
+            spill.replay(out.write_bytes, out.descriptor())
+    finally:
+        os.close(w)
+        reader.join()
+    assert got[0] == b"H\n" + big + b"end"
