@@ -30,7 +30,7 @@ _READ = 16 << 20  # bytes read back at a time
 
 
 class Spill:
-    """Bytes (or text, as UTF-8) written now and replayed later, in order:
+    """Bytes (any buffer, e.g. a NumPy ``uint8`` array; or text, as UTF-8) written now and replayed later, in order:
     in memory up to ``limit`` bytes, then in a temporary file in ``folder``
     (the system's temporary folder when ``None``); ``limit``: :data:`LIMIT`."""
 
