@@ -55,8 +55,9 @@ def write_parts(args, scoring, parts) -> int:
                 writer.finish_queries(offset + len(part.queries))
         if sam:
             with (BamOutput if args.format == "bam" else OutputFile)(args.output) as out:
-                listed.write(out.write_bytes, program_line(args))
-                spill.replay(out.write_bytes, getattr(out, "descriptor", lambda: None)())
+                descriptor = getattr(out, "descriptor", lambda: None)  # (BAM: none; the system copies to a file)
+                listed.write(out.write_bytes, program_line(args), descriptor)
+                spill.replay(out.write_bytes, descriptor())
     return writer.count
 
 

@@ -78,3 +78,27 @@ def test_replay_into_a_pipe(tmp_path):
         os.close(w)
         reader.join()
     assert got[0] == b"H\n" + big + b"end"
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 20])
+def test_header_lines_copied_behind_the_first_line(tmp_path, limit):
+    from swgpu.io.texts import Texts
+    from swgpu.io.writers.sam_targets import HeaderTargets
+
+    names = Texts.from_strings([f"chr{k}" for k in range(300)])
+    want = None
+    for descriptor in (False, True):
+        listed = HeaderTargets(str(tmp_path), limit=limit)
+        listed.add(names, np.arange(0, 300, 2), np.arange(150) + 1000)
+        listed.add(names, np.arange(1, 300, 2), np.arange(150) + 5000)
+        path = tmp_path / f"h{int(descriptor)}.sam"
+        with OutputFile(str(path)) as out:
+            listed.write(out.write_bytes, "@PG\tID:swgpu", out.descriptor if descriptor else None)
+            out.write_bytes(b"record\n")
+        listed.close()
+        got = path.read_bytes()
+        lines = got.decode().splitlines()
+        assert lines[0].startswith("@HD") and lines[1] == "@SQ\tSN:chr0\tLN:1000" and lines[-1] == "record"
+        assert len([x for x in lines if x.startswith("@SQ")]) == 300
+        want = got if want is None else want
+        assert got == want

@@ -94,9 +94,12 @@ class HeaderTargets:
         hashes.sort()
         return not np.any(hashes[1:] == hashes[:-1])
 
-    def write(self, write: Callable[[bytes], object], program_line: str | None = None) -> None:
+    def write(self, write: Callable[[bytes], object], program_line: str | None = None,
+              descriptor: Callable[[], int | None] | None = None) -> None:
         """The whole header, to ``write`` in blocks (an :class:`~swgpu.exceptions.InputError`
-        when a name comes with two lengths, before anything is written)."""
+        when a name comes with two lengths, before anything is written); ``descriptor``:
+        the output's file descriptor once what ``write`` took is flushed, or None (the
+        ``@SQ`` lines past the memory limit are then copied to it by the system)."""
         if not self._distinct():  # merged (or refused) as the record-by-record header does
             out: list[bytes] = []
             self._lines.replay(out.append)
@@ -107,7 +110,7 @@ class HeaderTargets:
         text = _header({}, program_line)
         first = text.index("\n") + 1
         write(text[:first].encode("utf-8"))
-        self._lines.replay(write)
+        self._lines.replay(write, None if descriptor is None else descriptor())
         write(text[first:].encode("utf-8"))
 
     def close(self) -> None:
