@@ -102,3 +102,18 @@ def test_header_lines_copied_behind_the_first_line(tmp_path, limit):
         assert len([x for x in lines if x.startswith("@SQ")]) == 300
         want = got if want is None else want
         assert got == want
+
+
+def test_a_full_output_is_named(tmp_path):
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    spill = Spill(str(tmp_path), limit=0)
+    spill.write(b"x" * 100_000)
+    out = OutputFile("/dev/full")
+    with pytest.raises(OSError) as caught:
+        out.write_bytes(b"H\n")
+        spill.replay(out.write_bytes, out.descriptor())
+    assert caught.value.filename == "/dev/full"
+    spill.close()

@@ -1,11 +1,9 @@
-"""Output files: :class:`OutputFile` — atomic where the path is a regular file
-(or nothing yet), straight through to devices, FIFOs, sockets and ``/dev/fd/N``,
-compressed by suffix — its ``with`` base, and :func:`check_output`, the checks
-a command makes before its work (docs/formats.md, "Output files").
+"""Output files: :class:`OutputFile` — atomic where the path is a regular file (or nothing yet), straight through
+to devices, FIFOs, sockets and ``/dev/fd/N``, compressed by suffix — its ``with`` base, and :func:`check_output`,
+the checks a command makes before its work (docs/formats.md, "Output files").
 
-A temporary file is named ``.NAME.swgpu-HOST-PID-XXXXXXXX.tmp``: the host and
-process that write it. One whose process is gone (killed by SIGKILL or for
-lack of memory) is removed by the next output of the same file on that host.
+A temporary file is named ``.NAME.swgpu-HOST-PID-XXXXXXXX.tmp``: the host and process that write it. One whose
+process is gone (killed by SIGKILL or for lack of memory) is removed by the next output of the same file on that host.
 """
 
 from __future__ import annotations
@@ -362,9 +360,7 @@ class OutputFile(AtomicOutput):
         try:
             self._fh.write(data)
         except BaseException as exc:
-            self.abort()
-            self._name(exc)
-            raise
+            raise self._failed(exc)
 
     def write_bytes(self, data: bytes) -> None:
         """Write UTF-8 text given as bytes (past the text layer, flushed first)."""
@@ -375,18 +371,24 @@ class OutputFile(AtomicOutput):
                 fh = getattr(fh, "buffer", None) or fh  # (a caller's text stream may have no bytes below it)
             fh.write(bytes(data).decode("utf-8") if isinstance(fh, io.TextIOBase) else data)
         except BaseException as exc:
-            self.abort()
-            self._name(exc)
-            raise
+            raise self._failed(exc)
 
     def descriptor(self) -> int | None:
         """The descriptor of a plain file or device output, with everything written so far
         flushed to it (bytes written there follow it), or None (compressed, or a caller's stream)."""
         if self._raw is None or getattr(self._fh, "buffer", self._fh) is not self._raw:
             return None
-        self.write_bytes(b"")  # (flushes the text layer)
-        self._raw.flush()
+        try:
+            self._fh.flush()  # (the text layer, and the file's buffer below it)
+        except BaseException as exc:
+            raise self._failed(exc)
         return self._raw.fileno()
+
+    def _failed(self, exc: BaseException) -> BaseException:
+        """``exc``, raised while writing: the output aborted, and named in it."""
+        self.abort()
+        self._name(exc)
+        return exc
 
     def _name(self, exc: BaseException) -> None:
         """Name this output in an error of the system that names no file (``-o /dev/full``)."""
@@ -427,9 +429,7 @@ class OutputFile(AtomicOutput):
             else:
                 self._raw.close()  # type: ignore[union-attr]
         except BaseException as exc:
-            self.abort()
-            self._name(exc)
-            raise
+            raise self._failed(exc)
         self._closed = True
         _PENDING.discard(self)
 
