@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import chain
 from typing import Iterator
 
@@ -185,19 +185,15 @@ def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
     yield batch
     if batch is None:
         return
-    if not ahead:
-        try:
-            for data in texts:
-                held = [data]
-                del data
-                batch = scanned(held)
-                yield batch
-                if batch is None:
-                    return
-        finally:
-            texts.close()
-        return
-    pool = ThreadPoolExecutor(ahead, thread_name_prefix="swgpu-scan")
+    pool = ThreadPoolExecutor(ahead, thread_name_prefix="swgpu-scan") if ahead else None
+
+    def submit(held: list) -> Future:  # (no blocks ahead: scanned here, now)
+        if pool is not None:
+            return pool.submit(scanned, held)
+        done = Future()
+        done.set_result(scanned(held))
+        return done
+
     pending: deque = deque()
     try:
         for data in chain(texts, [None]):
@@ -205,7 +201,7 @@ def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
             if not end:
                 held = [data]
                 del data
-                pending.append(pool.submit(scanned, held))
+                pending.append(submit(held))
                 if len(pending) <= ahead:
                     continue
             while pending and (end or len(pending) > ahead):
@@ -214,7 +210,8 @@ def _scanned(path: str, alpha: Alphabet, expect, what: str, hint, block: int,
                 if batch is None:
                     return
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         texts.close()
 
 

@@ -51,6 +51,7 @@ class CudaTracer:
         self._cp = runtime.cupy()
         m = np.ascontiguousarray(scoring.matrix.values, dtype=np.int32)
         self._K = int(m.shape[0])
+        self._mmax = int(m.max())  # the best letter score (read here: no CuPy reduction kernel to load)
         with self._cp.cuda.Device(self.device_id):
             self._matrix = self._cp.asarray(m.ravel())
         self._local = threading.local()  # each thread's passes: their own streams
@@ -70,7 +71,7 @@ class CudaTracer:
         if passes is None or passes.base_cells != self.base_cells:
             sc = self.scoring
             passes = self._local.passes = TracebackPasses(self._cp, self._matrix, self._K, sc.gap_open,
-                                                          sc.gap_extend, self.base_cells)
+                                                          sc.gap_extend, self.base_cells, self._mmax)
         return passes
 
     def trace_packed(self, qcodes: np.ndarray, qstart, qlen, tcodes: np.ndarray, tstart, tlen,

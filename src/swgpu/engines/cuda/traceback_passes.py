@@ -35,7 +35,7 @@ import numpy as np
 
 from ...align.batch import Paths
 from . import runtime
-from .traceback_kernels import Kernels, part_jobs
+from .traceback_kernels import Kernels
 
 __all__ = ["TracebackPasses", "Paths", "offsets"]
 
@@ -138,19 +138,19 @@ def _row_offsets(ncols: np.ndarray) -> np.ndarray:
 
 
 class TracebackPasses:
-    """The warp passes for one scoring (``matrix`` on the device, ``K`` letters)."""
+    """The warp passes for one scoring (``matrix`` on the device, ``K`` letters;
+    ``mmax``, its best letter score, bounds the bands)."""
 
-    def __init__(self, cp, matrix_dev, K: int, gap_open: int, gap_extend: int, base_cells: int):
+    def __init__(self, cp, matrix_dev, K: int, gap_open: int, gap_extend: int, base_cells: int, mmax: int):
         self.cp = cp
         self.matrix = matrix_dev
         self.K = int(K)
         self.go, self.ge = int(gap_open), int(gap_extend)
         self.base_cells = int(base_cells)
-        self.mmax = int(matrix_dev.get().max())  # the best letter score: the bands' bound (no CuPy reduction kernel to load)
+        self.mmax = int(mmax)
         self.slack = abs(self.go) + abs(self.ge)  # below a half's value at a split: its piece's bound
         self._device = cp.cuda.Device().id
-        runtime.prefetch(part_jobs(), self._device)
-        self._k = Kernels()
+        self._k = Kernels()  # (loaded as launched; the tracer started compiling them: part_jobs)
         self._streams = tuple(cp.cuda.Stream(non_blocking=True) for _ in range(2))
 
     def _tall_blocks(self) -> int:

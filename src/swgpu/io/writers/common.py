@@ -63,14 +63,11 @@ def format_evalues(values: np.ndarray) -> list[str]:
 
     values = np.asarray(values, dtype=np.float64)
     rule = np.searchsorted(np.array(_EVALUE_BELOW), values, side="right")
-    out = [""] * values.size
-    for r, fmt in enumerate(_EVALUE_FORMATS):
-        where = np.flatnonzero(rule == r)
-        if where.size:
-            texts = [fmt] * where.size if "%" not in fmt else [fmt % x for x in values[where].tolist()]
-            for k, text in zip(where.tolist(), texts):
-                out[k] = text
-    return out
+    out = np.full(values.size, _EVALUE_FORMATS[0], dtype=object)  # (below the first bound: that text)
+    for r, fmt in enumerate(_EVALUE_FORMATS[1:], 1):
+        where = rule == r
+        out[where] = [fmt % x for x in values[where].tolist()]
+    return out.tolist()
 
 
 def format_bitscores(values: np.ndarray) -> list[str]:

@@ -140,9 +140,10 @@ class Screener:
             for d in gpus[1:]:
                 engine = get_engine(device, d, threads=threads)
                 self.lanes.append((engine, engine.pair_scorer(scoring, kernel)))
+        self._tracers: dict = {}  # each lane's engine's tracer, made once (:meth:`_tracer`)
         if traced:  # (a tracer made now starts loading its kernels -- compiling them on a machine's first run)
             for engine, _ in self.lanes:
-                engine.tracer(scoring)
+                self._tracer(engine)
         self.last_timings = None
         #: Wall seconds of the last :meth:`screen`: ``score`` and ``traceback``.
         self.seconds: dict = {}
@@ -272,6 +273,13 @@ class Screener:
     #: Batches of a part traced at once by a tracer that can (a GPU's).
     tracers = 2
 
+    def _tracer(self, engine):
+        """``engine``'s tracer of this scoring, made the first time it is asked for."""
+        tracer = self._tracers.get(engine)
+        if tracer is None:
+            tracer = self._tracers[engine] = engine.tracer(self.scoring)
+        return tracer
+
     def traced(self, result: ScreenResult, engine=None) -> Iterator[AlignmentBatch]:
         """The alignments of ``result``'s selected pairs (:meth:`scored`), in order,
         at most :attr:`chunk` pairs a batch: the next batch is traced on a thread of its
@@ -279,7 +287,7 @@ class Screener:
         a GPU's tracer, two batches a part, traced at once).
         ``engine``: one of :attr:`lanes` (default the first GPU's)."""
         queries, targets = result.sources
-        trace = Traceback((engine or self.engine).tracer(self.scoring), Statistics.for_scoring(self.scoring),
+        trace = Traceback(self._tracer(engine or self.engine), Statistics.for_scoring(self.scoring),
                           self.executor, scoring=self.scoring)
         sel = result.selected
         qlen, tlen = queries.lengths[sel], targets.lengths[sel]
