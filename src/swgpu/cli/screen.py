@@ -107,17 +107,13 @@ def _rare_collections(gen0: int = 100_000):
 
 
 def _score_table(part):
-    """The lines ``query<TAB>target<TAB>score`` of a part's pairs, as bytes (in compiled code when that pays)."""
-    from ..io.compiled import worth
+    """The lines ``query<TAB>target<TAB>score`` of a part's pairs, as a ``uint8`` array (in compiled code when
+    that pays, else by array operations: :class:`~swgpu.io.writers.rows.Rows`)."""
     from ..io.sequence_batch import SequenceBatch
-
-    queries, targets, scores = part.queries, part.targets, part.result.scores
-    if not worth(len(scores)):
-        names = [[s.name for s in seqs] if not isinstance(seqs, SequenceBatch) else seqs.names
-                 for seqs in (queries, targets)]
-        return "".join(f"{q}\t{t}\t{s}\n" for q, t, s in zip(*names, scores.tolist())).encode()
     from ..io.texts import Texts
     from ..io.writers.rows import Rows
+
+    queries, targets, scores = part.queries, part.targets, part.result.scores
 
     def names(seqs):
         return seqs.name_texts() if isinstance(seqs, SequenceBatch) else Texts.from_strings([s.name for s in seqs])
