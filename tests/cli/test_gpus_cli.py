@@ -56,18 +56,21 @@ def test_long_align_on_gpus_equals_one_gpu_and_cpu(run_cli, files, gpus):
     assert _out(run_cli, files, base + ["--device", "cpu"], "cpu.tsv") == want
 
 
+@pytest.mark.parametrize("lanes", ["processes", "threads"])
 @pytest.mark.parametrize("gpus", ["0,1", "all"])
-def test_screen_on_gpus_equals_one_gpu_and_cpu(run_cli, files, gpus, monkeypatch):
-    from swgpu.cli import screen
+def test_screen_on_gpus_equals_one_gpu_and_cpu(run_cli, files, gpus, lanes, monkeypatch):
+    from swgpu.cli import screen, screen_lanes
 
     monkeypatch.setattr(screen, "PART", 70)  # parts on every GPU
+    monkeypatch.setattr(screen_lanes, "PART", 70)
+    lanes = ["--processes", "4" if lanes == "processes" else "1"]  # (whatever the size)
     rng = np.random.default_rng(3)
     qs = ["".join(rng.choice(list("ACGTN"), int(rng.integers(1, 150)))) for _ in range(500)]
     ts = [q[5:] + q[::-1] if k % 4 else _random_text(rng, int(rng.integers(1, 300))) for k, q in enumerate(qs)]
     (files / "sq.fa").write_text("".join(f">q{k}\n{q}\n" for k, q in enumerate(qs)))
     (files / "st.fa").write_text("".join(f">t{k}\n{t}\n" for k, t in enumerate(ts)))
-    for extra in (["--threshold", "10", "-f", "sam", "--strand", "both"], []):
+    for extra in (["--threshold", "10", "-f", "sam", "--strand", "both"], ["--threshold", "0", "-f", "blast6"], []):
         base = ["screen", "-q", "sq.fa", "-t", "st.fa"] + extra
         want = _out(run_cli, files, base + ["--device", "cuda", "--gpus", "0"], "one.out")
-        assert _out(run_cli, files, base + ["--device", "cuda", "--gpus", gpus], "many.out") == want
+        assert _out(run_cli, files, base + ["--device", "cuda", "--gpus", gpus, *lanes], "many.out") == want
         assert _out(run_cli, files, base + ["--device", "cpu"], "cpu.out") == want

@@ -7,7 +7,7 @@ from contextlib import ExitStack, closing
 
 from .options import program_line, report_options
 
-__all__ = ["write_parts", "write_batch", "render_part"]
+__all__ = ["write_parts", "write_batch"]
 
 
 def write_parts(args, scoring, parts) -> int:
@@ -22,16 +22,17 @@ def write_parts(args, scoring, parts) -> int:
     SAM records are held back (:class:`~swgpu.io.writers.spill.Spill`: in
     memory, or past a limit in a temporary file beside the output) and put
     behind it at the end. ``parts`` may also be a function that makes them
-    from a function rendering a part's records (:func:`render_part`, bound to
+    from a function rendering a part's records (:func:`~swgpu.workloads.screen.output.render_part`, bound to
     this writer; for the threads that make the parts). Returns how many
     alignments were written."""
     from ..io.writers import AlignmentWriter, OutputFile
     from ..io.writers.bam import BamOutput
     from ..io.writers.sam_targets import HeaderTargets
     from ..io.writers.spill import Spill
+    from ..workloads.screen.output import render_part
 
     sam = args.format in ("sam", "bam")  # (bam: the SAM text, converted at the end)
-    folder = _folder(args.output)
+    folder = spill_folder(args.output)
     spill = Spill(folder) if sam else None
     listed = HeaderTargets(folder) if sam else None
     with ExitStack() as held:
@@ -61,33 +62,6 @@ def write_parts(args, scoring, parts) -> int:
     return writer.count
 
 
-def _columns(writer, batch, queries, targets):
-    """The names and letters :meth:`~swgpu.io.writers.AlignmentWriter.write_columns`
-    takes for ``batch``, or ``None`` where the batch is written record by record."""
-    from ..io.compiled import worth
-
-    if not (worth(len(batch)) or writer.array_columns):
-        return None
-    wanted = writer.letters  # (SEQ of SAM; qseq, sseq, btop)
-    return (queries.name_texts(), targets.name_texts(), queries.letter_texts() if wanted[0] else None,
-            targets.letter_texts() if wanted[1] else None)
-
-
-def render_part(writer, part, sam: bool = False):
-    """What :func:`write_parts` writes of a streamed part, made on any thread:
-    the bytes of its alignments (``None``: the writer makes them as it writes)
-    and, for ``sam``, its targets' header lines (``None`` likewise)."""
-    from ..io.writers.sam_targets import HeaderTargets
-
-    if part.batch is None or not len(part.batch):
-        return None
-    columns = _columns(writer, part.batch, part.queries, part.targets)
-    records = None if columns is None else writer.render_columns(part.batch, *columns)
-    selected = part.result.selected
-    targets = HeaderTargets.prepare(part.targets.name_texts(), selected, part.targets.lengths[selected]) if sam else None
-    return records, targets
-
-
 def write_batch(writer, batch, queries, targets, scoring, query_offset=None, rendered=None) -> None:
     """Write ``batch`` (indexing ``queries`` and ``targets``, two
     :class:`~swgpu.io.sequence_batch.SequenceBatch`) with ``writer``: as
@@ -95,8 +69,8 @@ def write_batch(writer, batch, queries, targets, scoring, query_offset=None, ren
     that has them) where the format and batch allow, else one record at a
     time from its :class:`~swgpu.align.alignment.Alignment` objects.
     ``query_offset`` (blast7): ``queries[0]`` is query ``query_offset`` of the writer's;
-    ``rendered``: the batch's bytes from :func:`render_part`."""
-    columns = _columns(writer, batch, queries, targets)
+    ``rendered``: the batch's bytes from :func:`~swgpu.workloads.screen.output.render_part`."""
+    columns = writer.batch_columns(batch, queries, targets)
     if columns is not None and writer.write_columns(batch, *columns, query_offset, rendered=rendered):
         return
     texts = queries.texts
@@ -104,7 +78,7 @@ def write_batch(writer, batch, queries, targets, scoring, query_offset=None, ren
         writer.write(aln, query_text=texts[i], query=None if query_offset is None else query_offset + i)
 
 
-def _folder(output) -> str | None:
+def spill_folder(output) -> str | None:
     """Where held-back records go past the memory limit: beside an output file, else the temporary folder."""
     if output is None or output == "-":
         return None

@@ -115,17 +115,22 @@ def _check_ids(ids: list[int], count: int) -> None:
         raise InputError(f"{','.join(map(str, ids))}: this machine has {count} GPU(s)", param="gpus")
 
 
-def local_gpus(args) -> list[int] | None:
-    """The GPU ids of ``--gpus`` (default: every GPU; each once) when the
-    device is an accelerator and they are more than GPU 0 alone, else None
-    (GPU 0, as the engines take by default)."""
+def accelerator_gpus(args) -> list[int] | None:
+    """The GPU ids of ``--gpus`` (default: every GPU; each once, checked against
+    the machine's) when the device is an accelerator, else None."""
     found = _gpus(args)
     if found is None:
         return None
     ids, count = found
     _check_ids(ids, count)
-    ids = list(dict.fromkeys(ids))  # (a GPU named twice: once)
-    return None if ids == [0] else ids
+    return list(dict.fromkeys(ids))  # (a GPU named twice: once)
+
+
+def local_gpus(args) -> list[int] | None:
+    """:func:`accelerator_gpus` when they are more than GPU 0 alone, else None
+    (GPU 0, as the engines take by default)."""
+    ids = accelerator_gpus(args)
+    return None if ids is None or ids == [0] else ids
 
 
 def local_devices(args):

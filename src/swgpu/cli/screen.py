@@ -42,6 +42,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--gpus", default="0", help="GPUs to use: ids such as 0,1, or all; with several, each takes the "
                                                "next part of the pairs, the output in input order (default 0: at a "
                                                "million read pairs the host's work sets the time)")
+    p.add_argument("--processes", type=positive_int, default=None,
+                   help="processes over the GPUs, each reading, tracing and formatting its parts (default: 4, fewer "
+                        "below 8 host cores each, from 1 GiB of FASTA on several GPUs; else 1)")
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
@@ -106,28 +109,6 @@ def _rare_collections(gen0: int = 100_000):
         gc.set_threshold(*old)
 
 
-def _score_table(part):
-    """The lines ``query<TAB>target<TAB>score`` of a part's pairs, as a ``uint8`` array (in compiled code when
-    that pays, else by array operations: :class:`~swgpu.io.writers.rows.Rows`)."""
-    from ..io.sequence_batch import SequenceBatch
-    from ..io.texts import Texts
-    from ..io.writers.rows import Rows
-
-    queries, targets, scores = part.queries, part.targets, part.result.scores
-
-    def names(seqs):
-        return seqs.name_texts() if isinstance(seqs, SequenceBatch) else Texts.from_strings([s.name for s in seqs])
-
-    rows = Rows(len(scores))
-    rows.text(names(queries))
-    rows.const("\t")
-    rows.text(names(targets))
-    rows.const("\t")
-    rows.int(scores)
-    rows.const("\n")
-    return rows.render_array()
-
-
 def run(args) -> int:
     with _rare_collections():
         return _run(args)
@@ -137,6 +118,7 @@ def _run(args) -> int:
     from ..io.writers import OutputFile
     from ..scoring import Scoring
     from ..workloads.screen import Screener, pair_cells
+    from ..workloads.screen.output import score_table
 
     report = Report("swgpu screen", args.quiet, timings=args.timings)
     if args.threshold is None:
@@ -151,6 +133,16 @@ def _run(args) -> int:
         if not is_accelerator(resolve_device(args.device)):
             raise InputError("group runs on the GPU only, and this run uses the CPU: choose bitwise, wordwise or "
                              "auto", param="kernel")
+
+    from .screen_lanes import process_devices, run_processes
+
+    devices = process_devices(args)
+    counts = None
+    if devices is not None:
+        with report.progress(_expected_cells(args), "screening pairs", moving=False):
+            counts = run_processes(args, report, devices)
+    if counts is not None:  # (None: one process reads the files, as they are not of the common case)
+        return _summary(args, report, counts)
 
     def start():  # the engine starts (a GPU's context) while the pairs are read
         from .cluster import local_gpus
@@ -201,21 +193,26 @@ def _run(args) -> int:
         if args.threshold is None:
             with OutputFile(args.output) as out:
                 out.write("query\ttarget\tscore\n")
-                for part in counted(screener.stream(rest, None, render=_score_table)):  # (made beside several GPUs)
-                    out.write_bytes(part.rendered if part.rendered is not None else _score_table(part))
+                for part in counted(screener.stream(rest, None, render=score_table)):  # (made beside several GPUs)
+                    out.write_bytes(part.rendered if part.rendered is not None else score_table(part))
             report.phase("write")
         else:
             written = write_parts(args, scoring, lambda render: counted(screener.stream(rest, args.threshold, render)))
             report.phase("traceback+write")  # streamed together: a part traced while the one before is written
     for stage, seconds in screener.busy.items():
         report.busy(stage if stage != "read" else "read (waited)", seconds)
+    counts["written"] = 0 if args.threshold is None else written
+    return _summary(args, report, counts)
+
+
+def _summary(args, report, counts) -> int:
     report.cells = counts["cells"]
     pairs = plural(counts["pairs"], "pair")
     if args.threshold is None:
         report.summary(f"{pairs} scored, score table written")
     else:
         report.summary(f"{pairs}, {counts['selected']:,} scoring >= {args.threshold}, "
-                       f"{plural(written, 'alignment')} written")
+                       f"{plural(counts['written'], 'alignment')} written")
     return 0
 
 

@@ -198,6 +198,13 @@ def _mapped(path: str):
         return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
 
 
+def guess_head(path) -> Alphabet | None:
+    """The alphabet guessed from the first records of a plain FASTA file (``None``:
+    not of the common case), as a file read in parts guesses it."""
+    with open(path, "rb") as fh:
+        return _guess(fh.read(4 << 20))
+
+
 def _guess(raw: bytes) -> Alphabet | None:
     """The alphabet guessed from the first records' letters (those of whole
     records up to :data:`SAMPLE_LETTERS` letters), scanning only as much of

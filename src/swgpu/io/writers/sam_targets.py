@@ -44,12 +44,12 @@ class HeaderTargets:
         self._names: list[str] | None = []  # (until the first part worth compiled code)
 
     @staticmethod
-    def prepare(names: Texts, index: np.ndarray, lengths: np.ndarray):
+    def prepare(names: Texts, index: np.ndarray, lengths: np.ndarray, force: bool = False):
         """What :meth:`add` makes of these targets in compiled code (their ``@SQ``
         lines and the hashes of their names), on any thread; ``None`` where
-        :meth:`add` would take them one by one (a few, without compiled code)."""
+        :meth:`add` would take them one by one (a few, without compiled code; ``force``: never)."""
         index = np.asarray(index, dtype=np.int64)
-        if not worth(index.size):
+        if not (force or worth(index.size)):
             return None
         from .. import kernels as K
         from .rows import Rows
@@ -71,13 +71,7 @@ class HeaderTargets:
         if prepared is None:
             prepared = self.prepare(names, index, lengths)
         if prepared is not None:
-            if self._names is not None:  # from now on hashes only
-                if self._names:
-                    self._hashes.append(_hashes(Texts.from_strings(self._names), np.arange(len(self._names))))
-                self._names = None
-            lines, hashes = prepared
-            self._lines.write(lines)
-            self._hashes.append(hashes)
+            self.add_prepared(prepared)
             return
         every = names.strings()
         picked = [every[i] for i in index.tolist()]
@@ -87,11 +81,21 @@ class HeaderTargets:
         else:
             self._hashes.append(_hashes(Texts.from_strings(picked), np.arange(len(picked))))
 
+    def add_prepared(self, prepared) -> None:
+        """Targets as :meth:`prepare` made them (on another thread, or in another process)."""
+        if self._names is not None:  # from now on hashes only
+            if self._names:
+                self._hashes.append(_hashes(Texts.from_strings(self._names), np.arange(len(self._names))))
+            self._names = None
+        lines, hashes = prepared
+        self._lines.write(lines)
+        self._hashes.append(np.sort(hashes))  # (sorted runs: the check at the end merges them)
+
     def _distinct(self) -> bool:
         if self._names is not None:
             return len(set(self._names)) == len(self._names)
         hashes = np.concatenate(self._hashes) if self._hashes else np.zeros(0, np.uint64)
-        hashes.sort()
+        hashes.sort(kind="stable")
         return not np.any(hashes[1:] == hashes[:-1])
 
     def write(self, write: Callable[[bytes], object], program_line: str | None = None,

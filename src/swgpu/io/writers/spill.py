@@ -20,7 +20,7 @@ import os
 import tempfile
 from typing import Callable
 
-__all__ = ["Spill", "LIMIT"]
+__all__ = ["Spill", "LIMIT", "copy_range"]
 
 #: Bytes held in memory before the rest goes to a temporary file.
 LIMIT = 32 << 20
@@ -81,18 +81,32 @@ class Spill:
             self._file = None
 
 
-def _send(source: int, target: int, size: int) -> int:
-    """Bytes of ``source`` (from its start) copied to ``target`` with ``os.sendfile``,
-    up to ``size``: fewer, down to none, where the system cannot or the copy fails.
+def _send(source: int, target: int, size: int, start: int = 0) -> int:
+    """Bytes ``start:start + size`` of ``source`` copied to ``target`` with ``os.sendfile``:
+    how many, fewer down to none where the system cannot or the copy fails.
     The rest is then handed to the output's own writing, which copies it, or
     raises the output's error (a full disk, a closed pipe) with the output named."""
     done = 0
     try:
         while done < size:
-            sent = os.sendfile(target, source, done, min(size - done, 1 << 30))
+            sent = os.sendfile(target, source, start + done, min(size - done, 1 << 30))
             if sent == 0:
                 break
             done += sent
     except OSError:
         pass
     return done
+
+
+def copy_range(source: int, start: int, size: int, write: Callable[[bytes], object],
+               descriptor: int | None = None) -> None:
+    """Bytes ``start:start + size`` of the open file ``source`` handed to ``write``
+    in blocks; or copied to the open file ``descriptor`` by the system, where it can
+    (its file position is where they go)."""
+    done = 0 if descriptor is None else _send(source, descriptor, size, start)
+    while done < size:
+        block = os.pread(source, min(size - done, _READ), start + done)
+        if not block:
+            raise OSError(f"{size - done} bytes expected past {start + done} of a temporary file")
+        write(block)
+        done += len(block)

@@ -332,8 +332,26 @@ class AlignmentWriter(AtomicOutput):
             return True
         self._flush()
         self._out.write_bytes(data)
-        self.count += len(live) if self.fmt in _SAM or self.fmt in ("json", "pairwise") else int(live.sum())
+        self.count += self.counted(batch)
         return True
+
+    def counted(self, batch) -> int:
+        """How many records :meth:`write_columns` writes for ``batch`` (``blast6``: none for an empty alignment)."""
+        if self.fmt in _SAM or self.fmt in ("json", "pairwise"):
+            return len(batch)
+        return int((batch.run_offset[1:] != batch.run_offset[:-1]).sum())
+
+    def batch_columns(self, batch, queries, targets, force: bool = False):
+        """The names and letters :meth:`write_columns` takes for ``batch`` (indexing
+        ``queries`` and ``targets``, two :class:`~swgpu.io.sequence_batch.SequenceBatch`),
+        or ``None`` where a batch this small is written record by record (``force``: never)."""
+        from ..compiled import worth
+
+        if not (force or worth(len(batch)) or self.array_columns):
+            return None
+        wanted = self.letters  # (SEQ of SAM; qseq, sseq, btop)
+        return (queries.name_texts(), targets.name_texts(), queries.letter_texts() if wanted[0] else None,
+                targets.letter_texts() if wanted[1] else None)
 
     def render_columns(self, batch, qnames, tnames, qletters=None, tletters=None):
         """The bytes :meth:`write_columns` writes for ``batch`` (or ``None``:

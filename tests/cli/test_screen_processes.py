@@ -1,0 +1,106 @@
+"""``swgpu screen`` on one process per device (:mod:`swgpu.cli.screen_lanes`): the
+output of one process, byte for byte, in every format that allows it; nothing
+written where a part is not of the common case (one process then reads the files)
+or the files' counts differ. Run here on the CPU engine, two processes; on GPUs
+by ``tests/cli/test_gpus_cli.py``."""
+
+from __future__ import annotations
+
+import pytest
+
+from swgpu.cli import screen_lanes
+from swgpu.cli.main import build_parser
+from swgpu.cli.progress import Report
+from swgpu.exceptions import InputError
+
+from test_screen_stream import _pairs
+
+
+def _processes(argv, devices=(0, 1)):
+    from swgpu.cli.options import resolve_output
+
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    if args.threshold is not None:
+        resolve_output(args)  # (the format, as the command does first)
+    return screen_lanes.run_processes(args, Report("swgpu screen", quiet=True), list(devices))
+
+
+def _body(path):  # all but SAM's @PG line (the command line) and the pairwise header's
+    return [line for line in path.read_bytes().splitlines() if not line.startswith((b"@PG", b"# Commandline"))]
+
+
+@pytest.mark.parametrize("extra", [
+    [],
+    ["--threshold", "20", "-f", "sam", "--strand", "both"],
+    ["--threshold", "0", "-f", "blast6", "--outfmt", "qseqid sseqid evalue qseq sstrand"],
+    ["--threshold", "20", "-f", "pairwise"],
+])
+def test_processes_write_what_one_process_writes(run_cli, tmp_path, monkeypatch, extra):
+    monkeypatch.setattr(screen_lanes, "PART", 37)  # parts on both processes, out of order
+    q, t = _pairs(tmp_path, 400)
+    base = ["screen", "-q", str(q), "-t", str(t), "--device", "cpu", *extra]
+    code, _, err = run_cli(base + ["-o", str(tmp_path / "one.out")])
+    assert code == 0, err
+    counts = _processes(base + ["-o", str(tmp_path / "two.out")])
+    assert _body(tmp_path / "two.out") == _body(tmp_path / "one.out")
+    assert counts["pairs"] == 400 and counts["cells"] > 0
+    if extra:
+        assert counts["written"] > 50
+
+
+def test_records_made_one_by_one_leave_it_to_one_process(tmp_path, monkeypatch):
+    q, t = _pairs(tmp_path, 100)
+    out = tmp_path / "two.tsv"
+    assert _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "0", "--outfmt",
+                       "qseqid stitle", "-o", str(out)]) is None
+    assert not out.exists()
+
+
+def test_a_part_not_of_the_common_case_leaves_it_to_one_process(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(screen_lanes, "PART", 50)
+    q, t = _pairs(tmp_path, 200)
+    q.write_bytes(q.read_bytes() + b">odd\nAC\x01GT\n")
+    t.write_bytes(t.read_bytes() + b">odd\nACGT\n")
+    out = tmp_path / "two.sam"
+    assert _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "20", "-f", "sam",
+                       "-o", str(out)]) is None
+    assert not out.exists() and not list(tmp_path.glob(".swgpu-*"))
+
+
+def test_files_of_different_counts_write_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(screen_lanes, "PART", 50)
+    q, t = _pairs(tmp_path, 200)
+    t.write_bytes(t.read_bytes() + b">extra\nACGT\n")
+    out = tmp_path / "two.tsv"
+    with pytest.raises(InputError, match="has 200 records but .* has 201"):
+        _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "-o", str(out)])
+    assert not out.exists() and not list(tmp_path.glob(".swgpu-*"))
+
+
+def test_the_choice_of_processes(tmp_path, monkeypatch):
+    import os
+
+    q, t = _pairs(tmp_path, 20)
+
+    def chosen(*extra):
+        args = build_parser().parse_args(["screen", "-q", str(q), "-t", str(t), "--device", "cuda", *extra])
+        return screen_lanes.process_devices(args)
+
+    assert chosen("--gpus", "0,1", "--processes", "2") == [0, 1]
+    assert chosen("--gpus", "1", "--processes", "2") == [1, 1]
+    assert chosen("--gpus", "0,2", "--processes", "4") == [0, 2, 0, 2]
+    assert chosen("--gpus", "0,1,2", "--processes", "2") == [0, 1, 2]  # (at least one a GPU)
+    assert chosen("--gpus", "0,1", "--processes", "1") is None
+    assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "-f", "blast7") is None
+    assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid stitle") is None
+    assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid btop") == [0, 1]
+    args = build_parser().parse_args(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--processes", "2"])
+    assert screen_lanes.process_devices(args) is None
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert chosen("--gpus", "0,1") is None  # (by default: small files on one process)
+    monkeypatch.setattr(screen_lanes, "LEAST_BYTES", 1)
+    assert chosen("--gpus", "0,1") == [0, 1, 0, 1]
+    assert chosen("--gpus", "0") is None  # (by default: one GPU on one process)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert chosen("--gpus", "0,1,2") == [0, 1, 2]
