@@ -58,12 +58,10 @@ def error_message(exc: SwgpuError, args=None) -> str:
 
 
 def _set_threads(args) -> None:
-    if getattr(args, "threads", None):
-        if args.threads < 1:
-            raise InputError("--threads must be at least 1")
-        import numba
-
-        numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    """Check ``--threads`` (the engines take it; no kernel runs on Numba's own thread pool, so Numba is not loaded
+    here, on the command's way to its work)."""
+    if getattr(args, "threads", None) is not None and args.threads < 1:
+        raise InputError("--threads must be at least 1")
 
 
 class Terminated(KeyboardInterrupt):
