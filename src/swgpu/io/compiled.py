@@ -5,8 +5,9 @@ SciPy is installed, which Numba probes), about what the array and
 record-by-record paths spend on 100,000 records. So a command takes the
 compiled paths for large outputs, or when Numba is loaded already (the CPU
 engine loads it), and the others below that; both give the same bytes.
-FASTA is scanned by whole-array passes below :data:`COMPILED_BYTES`
-(:mod:`.scan_arrays`; 2-3x slower than the compiled scan, but no load).
+FASTA is scanned by whole-array passes below :data:`COMPILED_BYTES`, Numba
+loaded or not (:mod:`.scan_arrays`; 2-3x slower than the compiled scan, but
+nothing to load or, on a machine's first run, to compile).
 
 >>> worth(10) in (True, False), worth(COMPILED_RECORDS)
 (True, True)
@@ -40,8 +41,9 @@ def read_only(a):
 
 
 def worth_bytes(size: int) -> bool:
-    """Whether an input of ``size`` bytes is scanned in compiled code."""
-    return size >= COMPILED_BYTES or "numba" in sys.modules
+    """Whether an input of ``size`` bytes is scanned in compiled code (from :data:`COMPILED_BYTES`,
+    whether Numba is loaded or not: below, the array scan costs less than the compiled scan's first compile)."""
+    return size >= COMPILED_BYTES
 
 
 def preload_scan() -> None:

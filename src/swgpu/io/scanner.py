@@ -29,7 +29,6 @@ from __future__ import annotations
 import mmap
 import os
 import stat
-import sys
 
 import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
@@ -74,11 +73,13 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
     a letter not of the alphabet; without it the codes are the letters); or
     ``None`` when it is not of the common case (see the module notes). Parts
     of at least ``least`` bytes are scanned on threads of their own; in
-    compiled code with ``compiled`` (or where Numba is loaded), else by array passes."""
+    compiled code with ``compiled``, else by array passes (Numba loaded or not:
+    on a machine's first run the compiled scan's compile, 1-2 s, costs more than
+    the array passes over a file below :data:`~.compiled.COMPILED_BYTES`)."""
     if data.size == 0 or data[0] != ord(">"):
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
-    compiled = table is not None and (compiled or "numba" in sys.modules)
+    compiled = table is not None and compiled
     found = _scan_parts(data, lut, threads, least, compiled=compiled)
     if found is REJECT:
         return None
