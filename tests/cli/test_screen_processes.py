@@ -104,3 +104,27 @@ def test_the_choice_of_processes(tmp_path, monkeypatch):
     assert chosen("--gpus", "0") is None  # (by default: one GPU on one process)
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
     assert chosen("--gpus", "0,1,2") == [0, 1, 2]
+
+
+def test_awkward_files_give_the_output_of_one_process(run_cli, tmp_path, monkeypatch):
+    """CRLF lines, letters over several lines, ``>`` inside descriptions, N letters, a record of one letter."""
+    import numpy as np
+
+    monkeypatch.setattr(screen_lanes, "PART", 23)
+    rng = np.random.default_rng(5)
+    qs, ts = [], []
+    for k in range(150):
+        t = "".join(rng.choice(list("ACGTN"), int(rng.integers(1, 120))))
+        q = t[int(rng.integers(0, 10)):][:int(rng.integers(1, 80))] or "A"
+        lines = [q[i:i + 17] for i in range(0, len(q), 17)]
+        qs.append(f">q{k} read>{k} x\r\n" + "\r\n".join(lines) + "\r\n")
+        ts.append(f">t{k}\n{t}\n")
+    (tmp_path / "q.fa").write_text("".join(qs), newline="")
+    (tmp_path / "t.fa").write_text("".join(ts))
+    base = ["screen", "-q", str(tmp_path / "q.fa"), "-t", str(tmp_path / "t.fa"), "--device", "cpu", "--threshold", "5",
+            "-f", "sam", "--strand", "both"]
+    code, _, err = run_cli(base + ["-o", str(tmp_path / "one.sam")])
+    assert code == 0, err
+    counts = _processes(base + ["-o", str(tmp_path / "two.sam")])
+    assert counts is not None and counts["pairs"] == 150
+    assert _body(tmp_path / "two.sam") == _body(tmp_path / "one.sam")

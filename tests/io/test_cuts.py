@@ -81,3 +81,16 @@ def test_only_plain_fasta_is_cut(tmp_path):
     assert [plain_fasta(tmp_path / n) for n in ("a.fa", "b.fq", "c.fa.gz", "d.fa", "none.fa")] == \
         [True, False, False, False, False]
     assert not plain_fasta(tmp_path)
+
+
+def test_a_pipe_is_not_read_to_see_what_it_is(tmp_path):
+    import os
+
+    read, write = os.pipe()
+    os.write(write, b">r\nACGT\n")
+    try:
+        assert not plain_fasta(f"/dev/fd/{read}")
+        assert os.read(read, 100) == b">r\nACGT\n"  # (nothing taken from it)
+    finally:
+        os.close(read)
+        os.close(write)

@@ -29,6 +29,7 @@ when a part is not of the common case.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -59,11 +60,11 @@ def plain_fasta(path) -> bool:
     """Whether ``path`` is a regular, uncompressed file that starts as FASTA
     (``>``): what :func:`paired_cuts` can cut (anything else is read as a stream)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # (before opening it: a pipe's bytes are not read here)
+            return False
         with open(path, "rb") as fh:
-            if not os.path.isfile(path):
-                return False
             head = fh.read(2)
-    except (OSError, TypeError):
+    except (OSError, TypeError, ValueError):
         return False
     return head[:1] == b">"
 
