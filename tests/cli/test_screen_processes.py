@@ -128,3 +128,58 @@ def test_awkward_files_give_the_output_of_one_process(run_cli, tmp_path, monkeyp
     counts = _processes(base + ["-o", str(tmp_path / "two.sam")])
     assert counts is not None and counts["pairs"] == 150
     assert _body(tmp_path / "two.sam") == _body(tmp_path / "one.sam")
+
+
+def _forced(monkeypatch, part=37):
+    monkeypatch.setattr(screen_lanes, "PART", part)
+    monkeypatch.setattr(screen_lanes, "process_devices", lambda args: [0, 1])
+
+
+def test_a_late_part_not_of_the_common_case_writes_standard_output_once(run_cli, tmp_path, monkeypatch):
+    q, t = _pairs(tmp_path, 300)
+    text = q.read_text().split(">")
+    text[281] = "q280 é\n" + text[281].split("\n", 1)[1]  # (a non-ASCII header: not the compiled scan's)
+    q.write_text(">".join(text))
+    base = ["screen", "-q", str(q), "-t", str(t), "--device", "cpu"]
+    code, one, err = run_cli(base)
+    assert code == 0, err
+    _forced(monkeypatch)
+    code, two, err = run_cli(base)
+    assert code == 0, err
+    assert two == one and one.count("\n") == 301
+
+
+def test_a_stop_while_the_files_are_cut_prints_nothing_more(run_cli, tmp_path, monkeypatch):
+    import time
+
+    import swgpu.io.cuts as cuts
+
+    q, t = _pairs(tmp_path, 300)
+    q.write_text(q.read_text().replace(">r0 ", ">r0 é ", 1))  # (part 0 not of the compiled scan's case)
+    slow = cuts.paired_cuts
+
+    def slowly(*args, **kwargs):
+        for cut in slow(*args, **kwargs):
+            time.sleep(0.05)
+            yield cut
+
+    monkeypatch.setattr(cuts, "paired_cuts", slowly)
+    _forced(monkeypatch, part=10)
+    code, _, err = run_cli(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "-o", str(tmp_path / "o.tsv")])
+    time.sleep(0.3)  # (the cutting thread, stopped, ends)
+    assert code == 0 and err.strip().count("\n") == 0 and "300 pairs scored" in err, err
+    assert (tmp_path / "o.tsv").read_text().count("\n") == 301 and not list(tmp_path.glob(".swgpu-*"))
+
+
+def test_inputs_and_outputs_the_processes_cannot_share(tmp_path):
+    import os
+
+    from swgpu.cli.batches import spill_folder
+
+    q, _ = _pairs(tmp_path, 5)
+    fd = os.open(q, os.O_RDONLY)
+    try:
+        assert not screen_lanes._own_file(f"/dev/fd/{fd}") and screen_lanes._own_file(str(q))
+    finally:
+        os.close(fd)
+    assert spill_folder("/dev/null") is None and spill_folder(str(tmp_path / "new.sam")) == str(tmp_path)

@@ -79,8 +79,12 @@ def write_batch(writer, batch, queries, targets, scoring, query_offset=None, ren
 
 
 def spill_folder(output) -> str | None:
-    """Where held-back records go past the memory limit: beside an output file, else the temporary folder."""
+    """Where held-back records go past the memory limit: beside an output file (a new one, or a
+    regular file), else the temporary folder (standard output, a pipe, a device such as ``/dev/null``)."""
     if output is None or output == "-":
         return None
-    folder = os.path.dirname(os.path.abspath(os.fspath(output)))
+    path = os.path.abspath(os.fspath(output))
+    if os.path.exists(path) and not os.path.isfile(path):
+        return None
+    folder = os.path.dirname(path)
     return folder if os.path.isdir(folder) and os.access(folder, os.W_OK) else None

@@ -36,7 +36,6 @@ def process_devices(args) -> list[int] | None:
     the compiled scan reads in parts (plain files, DNA) and records a process
     can make alone (not ``blast7``, every column made for a batch); else None
     (one process: its threads drive the GPUs)."""
-    from ..io.cuts import plain_fasta
     from .options import gpu_ids
 
     wanted = getattr(args, "processes", None)
@@ -47,7 +46,7 @@ def process_devices(args) -> list[int] | None:
     if wanted is None and (ids is not None and len(set(ids)) < 2
                            or sum(_size(p) for p in (args.query, args.target)) < LEAST_BYTES):
         return None
-    if not (plain_fasta(args.query) and plain_fasta(args.target) and _dna(args.query) and _dna(args.target)
+    if not (_own_file(args.query) and _own_file(args.target) and _dna(args.query) and _dna(args.target)
             and _batch_columns(args)):
         return None
     if ids is None or args.device != "cuda":  # (every GPU, or the device to resolve: the machine is asked)
@@ -75,6 +74,13 @@ def _batch_columns(args) -> bool:
     from ..io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS
 
     return set(parse_columns(args.columns)) <= BATCH_COLUMNS | LETTER_COLUMNS
+
+
+def _own_file(path) -> bool:
+    """A plain FASTA file the processes can open by its name (not a descriptor of this process's, ``/dev/fd/N``)."""
+    from ..io.cuts import plain_fasta
+
+    return plain_fasta(path) and not os.path.abspath(path).startswith(("/dev/", "/proc/"))
 
 
 def _size(path) -> int:
@@ -122,7 +128,7 @@ def run_processes(args, report, devices: list[int]) -> dict | None:
             if args.threshold is None:
                 _write_table(args, counted(run))
             else:  # (the SAM records wait for the header: written once the last part is traced)
-                _write_alignments(args, scoring, counted(run), lambda: report.phase("traceback"))
+                _write_alignments(args, scoring, run, counted(run), lambda: report.phase("traceback"))
             report.phase("write")
             for stage, seconds in run.busy.items():
                 report.busy(stage, seconds)
@@ -132,16 +138,24 @@ def run_processes(args, report, devices: list[int]) -> dict | None:
 
 
 def _write_table(args, pieces) -> None:
+    _write_in_order(args, pieces, "query\ttarget\tscore\n")
+
+
+def _write_in_order(args, pieces, preamble: str) -> None:
+    """``preamble``, then the pieces' bytes in order: as they come to a file put in place
+    at the end, else (standard output, a pipe, a device) once all came -- a part
+    not of the common case then leaves the whole output to one process."""
     from ..io.writers import OutputFile
     from ..io.writers.spill import copy_range
 
     with OutputFile(args.output) as out:
-        out.write("query\ttarget\tscore\n")
-        for piece in pieces:
+        held = list(pieces) if not out.atomic else pieces
+        out.write(preamble)
+        for piece in held:
             copy_range(piece.source, piece.offset, piece.size, out.write_bytes, out.descriptor())
 
 
-def _write_alignments(args, scoring, pieces, traced) -> None:
+def _write_alignments(args, scoring, run, pieces, traced) -> None:
     """The pieces' records in order; SAM (and BAM) behind a header of every record's
     target. ``traced()`` is called once the last piece came."""
     from contextlib import closing
@@ -153,18 +167,15 @@ def _write_alignments(args, scoring, pieces, traced) -> None:
     from ..io.writers.spill import copy_range
 
     if args.format not in ("sam", "bam"):
-        with OutputFile(args.output) as out:
-            if args.format == "pairwise":
-                out.write(pairwise_file_header(program_line(args), scoring))
-            for piece in pieces:
-                copy_range(piece.source, piece.offset, piece.size, out.write_bytes, out.descriptor())
+        preamble = pairwise_file_header(program_line(args), scoring) if args.format == "pairwise" else ""
+        _write_in_order(args, pieces, preamble)
         traced()
         return
     with closing(HeaderTargets(spill_folder(args.output))) as listed:
         held = []
         for piece in pieces:
             if piece.targets is not None:
-                listed.add_prepared(piece.targets)
+                listed.add_prepared(run.targets(piece))
             held.append(piece)
         traced()
         with (BamOutput if args.format == "bam" else OutputFile)(args.output) as out:

@@ -20,6 +20,7 @@ interrupt -- and they end themselves if this process dies.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -48,13 +49,15 @@ class DeviceProcesses:
         self._errors = {**_ERRORS, **{cls.__name__: cls for cls in errors}}
         context = multiprocessing.get_context("spawn")
         self.devices = list(devices)
+        self._done: set[int] = set()
         self._tasks = context.Queue()
         self._results = context.Queue()
         self._processes = [context.Process(target=_run, args=(main, d, config, self._tasks, self._results, os.getpid()),
-                                           name=f"swgpu-device-{d}", daemon=True) for d in self.devices]
+                                           name=f"swgpu-device-{k}", daemon=True) for k, d in enumerate(self.devices)]
         try:
-            for p in self._processes:
-                p.start()
+            with _interrupts_ignored():  # (the processes start with them ignored: none prints a traceback)
+                for p in self._processes:
+                    p.start()
         except BaseException:
             self.close()
             raise
@@ -71,18 +74,28 @@ class DeviceProcesses:
         for _ in self._processes:
             self._tasks.put(None)
 
+    def finished(self, k: int) -> None:
+        """Process ``k`` (of :attr:`devices`) has put all it will: how it exits no longer matters."""
+        self._done.add(k)
+
     def get(self):
-        """The next thing a process put (waits); its error raised here."""
+        """The next thing a process put (waits); its error raised here. The processes
+        put small things only (a message is written to the pipe at once, so a process
+        that dies leaves none half-written)."""
         while True:
             try:
                 item = self._results.get(timeout=_POLL)
             except queue.Empty:
-                for d, p in zip(self.devices, self._processes):
-                    if p.exitcode not in (None, 0):
+                for k, (d, p) in enumerate(zip(self.devices, self._processes)):
+                    if p.exitcode not in (None, 0) and k not in self._done:
                         raise EngineError(f"the process of {_named(d)} ended unexpectedly (exit code {p.exitcode})")
+                if all(p.exitcode is not None for p in self._processes):
+                    raise EngineError("the processes ended before their work was done")
                 continue
             if isinstance(item, tuple) and item and item[0] == _FAILED:
                 _, kind, message, param = item
+                if kind == "OSError":
+                    raise OSError(*message)
                 cls = self._errors.get(kind)
                 if cls is None:
                     raise EngineError(f"{kind}: {message}")
@@ -114,6 +127,19 @@ class DeviceProcesses:
 _FAILED = "swgpu-process-failed"
 
 
+@contextlib.contextmanager
+def _interrupts_ignored():
+    """SIGINT ignored meanwhile (in the main thread; a process started now keeps it ignored from its start)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _named(device) -> str:
     return f"device {device}" if isinstance(device, int) else str(device)
 
@@ -131,9 +157,12 @@ def _run(main: Callable, device, config, tasks, results, parent: int) -> None:
     try:
         main(device, config, tasks, results)
     except BaseException as exc:  # (any error: a line for the parent, not a traceback here)
-        param = getattr(exc, "param", None)
-        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-        results.put((_FAILED, type(exc).__name__, message, param))
+        if isinstance(exc, OSError) and exc.errno is not None:
+            results.put((_FAILED, "OSError", (exc.errno, exc.strerror, exc.filename), None))
+        else:
+            param = getattr(exc, "param", None)
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            results.put((_FAILED, type(exc).__name__, message[:2000], param))
     finally:
         results.close()
         results.join_thread()

@@ -24,6 +24,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+import numpy as np
+
 from ...exceptions import SwgpuError
 from ...scoring import Scoring
 
@@ -56,10 +58,12 @@ class LaneConfig:
 
 
 class Lane(NamedTuple):
-    """Process ``index`` of a :class:`ProcessScreen`, on GPU ``gpu`` (several processes may share a GPU)."""
+    """Process ``index`` of a :class:`ProcessScreen`, on GPU ``gpu`` (several processes may share a GPU),
+    appending its bytes to the file ``path`` (made, and removed, by the :class:`ProcessScreen`)."""
 
     index: int
     gpu: int
+    path: str = ""
 
     def __str__(self) -> str:
         return f"GPU {self.gpu} (process {self.index + 1})"
@@ -69,7 +73,8 @@ class Lane(NamedTuple):
 class Piece:
     """Part ``index``'s output: ``size`` bytes at ``offset`` of process ``lane``'s
     file; its ``pairs``, ``cells``, pairs ``selected`` and records ``written``;
-    ``targets``: its SAM ``@SQ`` lines and their names' hashes."""
+    ``targets``: where its SAM ``@SQ`` lines and their names' hashes lie in that
+    file (``(offset, bytes, offset, hashes)``; :meth:`ProcessScreen.targets` reads them)."""
 
     index: int
     lane: int
@@ -121,8 +126,16 @@ def lane_main(lane: Lane, config: LaneConfig, tasks, results) -> None:
     sam = config.fmt in ("sam", "bam")
     writer = None if config.threshold is None else AlignmentWriter(
         io.StringIO(), "sam" if sam else config.fmt, scoring=config.scoring, body_only=sam, columns=config.columns)
-    fd, path = tempfile.mkstemp(prefix=".swgpu-part-", dir=config.folder)
-    results.put((_OPENED, lane.index, path))
+    fd = os.open(lane.path, os.O_WRONLY | os.O_APPEND)
+    results.put((_OPENED, lane.index))
+
+    def write(data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.write(fd, view[done:])
+        return len(view)
+
     offset = 0
     try:
         for part in screener.stream(reads, config.threshold):
@@ -136,15 +149,19 @@ def lane_main(lane: Lane, config: LaneConfig, tasks, results) -> None:
                 written = 0 if made is None else writer.counted(part.batch)
                 if data is None:
                     raise NotCommon(f"{config.fmt} records of part {cut.index} are written one by one")
-            view = memoryview(data).cast("B")
-            done = 0
-            while done < len(view):
-                done += os.write(fd, view[done:])
+            size = write(data)
+            where = None
+            if targets is not None:  # (in the file too: what goes through the queue stays small)
+                lines, hashes = targets
+                at = offset + size
+                length = write(lines)
+                write(np.ascontiguousarray(hashes, dtype=np.uint64))
+                where = (at, length, at + length, hashes.size)
             busy["render"] += time.perf_counter() - t0
             selected = 0 if config.threshold is None else len(part.result.selected)
-            results.put(Piece(cut.index, lane.index, offset, len(view), cut.records, pair_cells(part.queries, part.targets),
-                              selected, written, targets))
-            offset += len(view)
+            results.put(Piece(cut.index, lane.index, offset, size, cut.records, pair_cells(part.queries, part.targets),
+                              selected, written, where))
+            offset = os.lseek(fd, 0, os.SEEK_END)
         stages = {("read (waited)" if k == "read" else k): v for k, v in screener.busy.items()}
         results.put((_DONE, lane.index, {**stages, **busy}))
     finally:
@@ -155,7 +172,9 @@ def lane_main(lane: Lane, config: LaneConfig, tasks, results) -> None:
 class ProcessScreen:
     """A screen of ``config``'s files in parts of ``records`` pairs on one process per
     entry of ``devices`` (GPU ids; one GPU may come several times). :meth:`pieces` gives each part's :class:`Piece`
-    in input order; its bytes stay readable (``piece.source``) until :meth:`close`."""
+    in input order; its bytes stay readable (``piece.source``) until :meth:`close`. The
+    processes' files are made here, in ``config.folder``, and removed once the processes
+    opened them (or at :meth:`close`)."""
 
     def __init__(self, config: LaneConfig, devices: list, records: int):
         from ...parallel.processes import DeviceProcesses
@@ -163,28 +182,43 @@ class ProcessScreen:
         self.config, self.records = config, records
         #: Seconds each stage of the processes was busy, added over them (once :meth:`pieces` ended).
         self.busy: dict[str, float] = {}
-        self._files: dict = {}
-        lanes = [Lane(k, gpu) for k, gpu in enumerate(devices)]
-        self._pool = DeviceProcesses(lane_main, lanes, config, errors=(NotCommon,))
-        self._cutting = threading.Thread(target=self._cut, name="swgpu-cut", daemon=True)
+        self._files: dict[int, int] = {}
+        self._paths: dict[int, str] = {}
+        self._pool = None
         self._stop = threading.Event()
-        self._cutting.start()
+        self._cutting = None
+        try:
+            for k in range(len(devices)):
+                fd, self._paths[k] = tempfile.mkstemp(prefix=".swgpu-part-", dir=config.folder)
+                self._files[k] = fd
+            lanes = [Lane(k, gpu, self._paths[k]) for k, gpu in enumerate(devices)]
+            self._pool = DeviceProcesses(lane_main, lanes, config, errors=(NotCommon,))
+            self._cutting = threading.Thread(target=self._cut, name="swgpu-cut", daemon=True)
+            self._cutting.start()
+        except BaseException:
+            self.close()
+            raise
 
     def _cut(self) -> None:
         from ...io.cuts import paired_cuts
 
         count = 0
         try:
-            for cut in paired_cuts(self.config.query, self.config.target, self.records):
-                if self._stop.is_set():
-                    return
-                self._pool.put(cut)
-                count += 1
-            self._pool.notify((_CUT, count, None))
-        except BaseException as exc:  # (for the reader of the results)
-            self._pool.notify((_CUT, None, exc))
-        finally:
-            self._pool.end()
+            try:
+                for cut in paired_cuts(self.config.query, self.config.target, self.records):
+                    if self._stop.is_set():
+                        return
+                    self._pool.put(cut)
+                    count += 1
+                self._pool.notify((_CUT, count, None))
+            except BaseException as exc:  # (for the reader of the results)
+                if not self._stop.is_set():
+                    self._pool.notify((_CUT, None, exc))
+            finally:
+                if not self._stop.is_set():
+                    self._pool.end()
+        except (ValueError, OSError):  # (the pool closed meanwhile: the run has stopped)
+            pass
 
     def pieces(self):
         """Each part's :class:`Piece`, in input order (waits for them)."""
@@ -199,11 +233,10 @@ class ProcessScreen:
                     yield waiting.pop(k)
                     k += 1
             elif item[0] == _OPENED:
-                _, lane, path = item
-                self._files[lane] = os.open(path, os.O_RDONLY)
-                os.unlink(path)  # (gone once both ends close it)
+                self._remove(item[1])  # (its file lives on while it is open)
             elif item[0] == _DONE:
                 ended += 1
+                self._pool.finished(item[1])
                 for stage, seconds in item[2].items():
                     self.busy[stage] = self.busy.get(stage, 0.0) + seconds
             else:
@@ -211,9 +244,30 @@ class ProcessScreen:
                 if exc is not None:
                     raise exc
 
+    def targets(self, piece: Piece):
+        """A SAM piece's ``@SQ`` lines and their names' hashes, as
+        :meth:`~swgpu.io.writers.sam_targets.HeaderTargets.prepare` makes them."""
+        at, length, hashes_at, count = piece.targets
+        lines = os.pread(piece.source, length, at)
+        hashes = np.frombuffer(os.pread(piece.source, 8 * count, hashes_at), dtype=np.uint64)
+        return lines, hashes
+
+    def _remove(self, k: int) -> None:
+        path = self._paths.pop(k, None)
+        if path is not None:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
     def close(self) -> None:
         self._stop.set()
-        self._pool.close()
+        if self._cutting is not None:
+            self._cutting.join(timeout=2)
+        if self._pool is not None:
+            self._pool.close()
+        for k in list(self._paths):
+            self._remove(k)
         for fd in self._files.values():
             os.close(fd)
         self._files = {}
