@@ -166,7 +166,8 @@ def _run(parser: Parser, args) -> int:
     check_files(args)  # outputs writable, none of them an input or another output: before any work
     if large_inputs(args, compiled.COMPILED_BYTES):
         compiled.preload_scan()  # Numba loads while NumPy, the engines and CuPy are imported
-    if getattr(args, "device", None):
+    elsewhere = getattr(args, "gpus_elsewhere", None)  # (a command whose GPUs are driven by other processes)
+    if getattr(args, "device", None) and not (elsewhere is not None and elsewhere(args)):
         from ..engines.start import start_gpu  # before NumPy is imported
         from .cluster import gpus_to_start
 

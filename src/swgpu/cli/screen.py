@@ -48,7 +48,15 @@ def add_parser(subparsers) -> None:
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
+    p.set_defaults(gpus_elsewhere=_on_processes)
     finish(p, run)
+
+
+def _on_processes(args) -> bool:
+    """Whether the screen will run on processes of their own (no GPU of this process to start early)."""
+    from .screen_lanes import process_devices
+
+    return process_devices(args) is not None
 
 
 def _check_table_output(args) -> None:
