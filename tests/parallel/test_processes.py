@@ -23,6 +23,10 @@ def _work(device, config, tasks, results) -> None:
             os._exit(3)
         if task == "sleep":
             time.sleep(60)
+        if task == "quit":
+            return
+        if task == "file":
+            open("/nonexistent-folder/x")
         results.put((device, task * config))
 
 
@@ -40,6 +44,8 @@ def test_tasks_go_to_the_processes_and_come_back():
     ("input", InputError, "alphabet: bad letters"),
     ("bug", EngineError, "RuntimeError: boom"),
     ("die", EngineError, "the process of device 0 ended unexpectedly (exit code 3)"),
+    ("quit", EngineError, "the processes ended before their work was done"),
+    ("file", FileNotFoundError, "[Errno 2] No such file or directory: '/nonexistent-folder/x'"),
 ])
 def test_a_process_error_is_raised_here(task, kind, message):
     with DeviceProcesses(_work, [0], 1) as pool:
