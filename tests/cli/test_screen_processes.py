@@ -95,8 +95,9 @@ def test_the_choice_of_processes(tmp_path, monkeypatch):
     assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "-f", "blast7") is None
     assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid stitle") is None
     assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid btop") == [0, 1]
-    args = build_parser().parse_args(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--processes", "2"])
-    assert screen_lanes.process_devices(args) is None
+    for extra, want in ((["--processes", "2"], [0, 0]), ([], None)):
+        args = build_parser().parse_args(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", *extra])
+        assert screen_lanes.process_devices(args) == want
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
     assert chosen("--gpus", "0,1") is None  # (by default: small files on one process)
     monkeypatch.setattr(screen_lanes, "LEAST_BYTES", 1)
@@ -183,3 +184,16 @@ def test_inputs_and_outputs_the_processes_cannot_share(tmp_path):
     finally:
         os.close(fd)
     assert spill_folder("/dev/null") is None and spill_folder(str(tmp_path / "new.sam")) == str(tmp_path)
+
+
+def test_the_command_on_processes_of_the_cpu(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(screen_lanes, "PART", 41)
+    q, t = _pairs(tmp_path, 200)
+    base = ["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "15", "-f", "sam"]
+    outs = []
+    for extra, name in (([], "one.sam"), (["--processes", "2", "--timings"], "two.sam")):
+        code, _, err = run_cli(base + extra + ["-o", str(tmp_path / name)])
+        assert code == 0, err
+        outs.append(_body(tmp_path / name))
+    assert outs[0] == outs[1] and len(outs[0]) > 100
+    assert "tasks (waited)" in err  # (the processes' stages: it ran on them)

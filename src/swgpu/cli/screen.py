@@ -43,8 +43,8 @@ def add_parser(subparsers) -> None:
                                                "next part of the pairs, the output in input order (default 0: at a "
                                                "million read pairs the host's work sets the time)")
     p.add_argument("--processes", type=positive_int, default=None,
-                   help="processes over the GPUs, each reading, tracing and formatting its parts (default: 4, fewer "
-                        "below 8 host cores each, from 1 GiB of FASTA on several GPUs; else 1)")
+                   help="processes over the GPUs (or the CPU), each reading, tracing and formatting its parts "
+                        "(default: 4, fewer below 8 host cores each, from 1 GiB of FASTA on several GPUs; else 1)")
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))

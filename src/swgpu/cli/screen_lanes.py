@@ -32,15 +32,16 @@ PART = 1 << 16
 
 def process_devices(args) -> list[int] | None:
     """The GPU of each process a screen runs on (``--processes``, spread over the
-    GPUs of ``--gpus``; by default :func:`default_processes`), for two FASTA files
+    GPUs of ``--gpus``, or on the CPU; by default :func:`default_processes` on
+    several GPUs, one process on one GPU or the CPU), for two FASTA files
     the compiled scan reads in parts (plain files, DNA) and records a process
     can make alone (not ``blast7``, every column made for a batch); else None
     (one process: its threads drive the GPUs)."""
     from .options import gpu_ids
 
     wanted = getattr(args, "processes", None)
-    if args.pairs or not (args.query and args.target) or args.format == "blast7" or args.device == "cpu" \
-            or wanted == 1:
+    if args.pairs or not (args.query and args.target) or args.format == "blast7" or wanted == 1 \
+            or args.device == "cpu" and wanted is None:
         return None
     ids = gpu_ids(args.gpus)
     if wanted is None and (ids is not None and len(set(ids)) < 2
@@ -49,6 +50,8 @@ def process_devices(args) -> list[int] | None:
     if not (_own_file(args.query) and _own_file(args.target) and _dna(args.query) and _dna(args.target)
             and _batch_columns(args)):
         return None
+    if args.device == "cpu":  # (asked for: the CPU's cores shared by the processes)
+        return [0] * wanted
     if ids is None or args.device != "cuda":  # (every GPU, or the device to resolve: the machine is asked)
         from .cluster import accelerator_gpus
 
