@@ -16,6 +16,7 @@ from .options import (add_device, add_output, add_quiet, add_strand, check_scori
                       resolve_output)
 from .paths import declare
 from .progress import Report, plural
+from .screen_lanes import input_bytes
 
 __all__ = ["add_parser", "run"]
 
@@ -163,7 +164,7 @@ def _run(args) -> int:
     from ..io.chunks import read_ahead
     from .heap import LARGE_INPUT, map_large_blocks
 
-    if _input_bytes(args) > LARGE_INPUT:  # memory bounded by the parts, not by the files
+    if input_bytes(args) > LARGE_INPUT:  # memory bounded by the parts, not by the files
         map_large_blocks()
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
@@ -234,17 +235,6 @@ def _chain(first, rest):
         rest.close()
 
 
-def _input_bytes(args) -> int:
-    """Bytes of the input files (0 for streams and what cannot be seen)."""
-    total = 0
-    for path in (args.pairs,) if args.pairs else (args.query, args.target):
-        try:
-            total += os.path.getsize(path)
-        except (OSError, TypeError):
-            pass
-    return total
-
-
 def _expected_cells(args) -> int:
     """About how many DP cells the files hold (for the progress bar: ~ 100 cells per byte of the pairs)."""
-    return _input_bytes(args) * 100
+    return input_bytes(args) * 100

@@ -15,7 +15,7 @@ import os
 from .batches import spill_folder
 from .options import program_line
 
-__all__ = ["process_devices", "run_processes", "PART"]
+__all__ = ["process_devices", "run_processes", "input_bytes", "PART"]
 
 #: Bytes of the two files from which a screen on several GPUs runs on processes by default (below, their start
 #: costs more than they save: 1M pairs of 150 against 250 bp, 420 MB, ran 3.1 s on one GPU and 5.2 s on four).
@@ -37,18 +37,25 @@ def process_devices(args) -> list[int] | None:
     the compiled scan reads in parts (plain files, DNA) and records a process
     can make alone (not ``blast7``, every column made for a batch); else None
     (one process: its threads drive the GPUs)."""
+    if args.format == "blast7" or not _batch_columns(args):  # (the format is known late: looked at each time)
+        return None
+    if not hasattr(args, "_process_lanes"):  # (the files and GPUs: looked at once a command)
+        args._process_lanes = _lanes(args)
+    return args._process_lanes
+
+
+def _lanes(args) -> list[int] | None:
+    """:func:`process_devices` but for the output's format."""
     from .options import gpu_ids
 
     wanted = getattr(args, "processes", None)
-    if args.pairs or not (args.query and args.target) or args.format == "blast7" or wanted == 1 \
-            or args.device == "cpu" and wanted is None:
+    if args.pairs or not (args.query and args.target) or wanted == 1 or args.device == "cpu" and wanted is None:
         return None
     ids = gpu_ids(args.gpus)
     if wanted is None and (ids is not None and len(set(ids)) < 2
-                           or sum(_size(p) for p in (args.query, args.target)) < LEAST_BYTES):
+                           or input_bytes(args) < LEAST_BYTES):
         return None
-    if not (_own_file(args.query) and _own_file(args.target) and _dna(args.query) and _dna(args.target)
-            and _batch_columns(args)):
+    if not (_own_file(args.query) and _own_file(args.target) and _dna(args.query) and _dna(args.target)):
         return None
     if args.device == "cpu":  # (asked for: the CPU's cores shared by the processes)
         return [0] * wanted
@@ -86,11 +93,15 @@ def _own_file(path) -> bool:
     return plain_fasta(path) and not os.path.abspath(path).startswith(("/dev/", "/proc/"))
 
 
-def _size(path) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
+def input_bytes(args) -> int:
+    """Bytes of a screen's input files (0 for streams and what cannot be seen)."""
+    total = 0
+    for path in (args.pairs,) if args.pairs else (args.query, args.target):
+        try:
+            total += os.path.getsize(path)
+        except (OSError, TypeError):
+            pass
+    return total
 
 
 def _dna(path) -> bool:

@@ -143,6 +143,7 @@ def read_range(path, start: int, end: int, alphabet: str | Alphabet, threads: in
     :class:`~swgpu.io.sequence_batch.SequenceBatch`, by the compiled scan (in
     pieces of at least :data:`SCAN_LEAST` bytes on up to ``threads`` threads); ``None``
     where they are not of its common case (read the file as a stream instead)."""
+    from .chunks import _fill
     from .scanner import scan_fasta
     from .sequence_batch import SequenceBatch
 
@@ -150,12 +151,8 @@ def read_range(path, start: int, end: int, alphabet: str | Alphabet, threads: in
     data = np.empty(end - start, dtype=np.uint8)
     with open(path, "rb", buffering=0) as fh:
         fh.seek(start)
-        got = 0
-        while got < data.size:
-            n = fh.readinto(memoryview(data)[got:])
-            if not n:
-                return None  # (the file changed under us)
-            got += n
+        if _fill(fh, memoryview(data)) < data.size:
+            return None  # (the file changed under us)
     found = scan_fasta(data, alpha.table, threads=threads, least=SCAN_LEAST, compiled=True)
     del data
     return None if found is None else SequenceBatch.from_columns(*found, alpha)

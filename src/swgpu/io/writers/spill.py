@@ -67,12 +67,7 @@ class Spill:
                 write(part)
             return
         self._file.flush()
-        done = 0
-        if descriptor is not None:
-            done = _send(self._file.fileno(), descriptor, self.size)
-        self._file.seek(done)
-        while block := self._file.read(_READ):
-            write(block)
+        copy_range(self._file.fileno(), 0, self.size, write, descriptor)
 
     def close(self) -> None:
         self._parts = []
