@@ -198,11 +198,14 @@ def test_path_runs_on_threads_equal_one_thread():
 
 
 def test_path_runs_with_arrays_equal_the_compiled_pass():
+    import numba  # noqa: F401  (loaded: path_runs takes the compiled pass at every size)
+
     from swgpu.align.runs import _path_runs_arrays, path_runs
 
     rng = np.random.default_rng(11)
-    for n in (1, 2, 5, 300):
+    for n in (1, 2, 5, 300, 3000):
         sizes = rng.integers(0, 15, n)
+        sizes[rng.random(n) < 0.1] = 0  # empty paths, also first and last
         off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes, out=off[1:])
         ops = rng.choice(np.array([0, 0, 1, 2], np.uint8), int(off[-1]))
@@ -212,3 +215,6 @@ def test_path_runs_with_arrays_equal_the_compiled_pass():
         got = _path_runs_arrays(ops, off, q, qpos, t, tpos, 4)
         for x, y in zip(want[0] + want[1], got[0] + got[1]):
             np.testing.assert_array_equal(x, y)
+    none = np.zeros(4, dtype=np.int64)  # paths without a column
+    got = _path_runs_arrays(np.zeros(0, np.uint8), none, q, none[:3], t, none[:3], 4)
+    assert got[0][2].tolist() == [0, 0, 0, 0] and all(c.tolist() == [0, 0, 0] for c in got[1])

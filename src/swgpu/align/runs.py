@@ -56,46 +56,55 @@ def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np
     return (lengths, letters, run_off), tuple(counts)
 
 
-_LETTER = np.frombuffer(b"XID", dtype=np.uint8)  # of ops 0 (a pair that is not equal), 1, 2
+_CLASS_LETTER = np.frombuffer(b"=XID", dtype=np.uint8)  # of the column classes 0-3
 
 
 def _path_runs_arrays(ops, offsets, qcodes, qpos, tcodes, tpos, unknown):
-    """:func:`path_runs` with array operations (no compiled code: for few paths)."""
+    """:func:`path_runs` with array operations (no compiled code: for few paths). Each column's class
+    (``=``, ``X``, ``I``, ``D``) from the letters it pairs, the runs where the class changes or a path
+    begins, and each path's counts from sums over its runs."""
     n = offsets.size - 1
     ops = np.asarray(ops, dtype=np.uint8)[offsets[0]:offsets[-1]]
-    sizes = np.diff(offsets)
-    owner = np.repeat(np.arange(n), sizes)
+    size = ops.size
     first = offsets[:-1] - offsets[0]
-    counts = np.zeros((6, n), dtype=np.int64)
-    if not ops.size:
-        return (np.zeros(0, np.int64), np.zeros(0, np.uint8), np.zeros(n + 1, np.int64)), tuple(counts)
-    uses_q, uses_t = ops != 2, ops != 1
-    # each column's letter of each sequence: the path's start plus the letters its earlier columns used
-    before_q = np.cumsum(uses_q) - uses_q
-    before_t = np.cumsum(uses_t) - uses_t
-    head = np.minimum(first, ops.size - 1)  # (an empty path's first column is none: never looked at)
-    qi = np.asarray(qpos, np.int64)[owner] + before_q - before_q[head][owner]
-    tj = np.asarray(tpos, np.int64)[owner] + before_t - before_t[head][owner]
-    letter = _LETTER[ops]
+    if not size:
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.uint8), np.zeros(n + 1, np.int64))
+        return empty, tuple(np.zeros((6, n), dtype=np.int64))
+    sizes = np.diff(offsets)
+    head = np.minimum(first, size - 1)  # (an empty path's first column is none: never looked at)
+
+    def position(uses, start):  # each column's letter of a sequence: the path's start + its earlier columns' use
+        before = np.cumsum(uses, dtype=np.intp)
+        before -= uses
+        before += np.repeat(np.asarray(start, np.intp) - before[head], sizes)
+        return before
+    qi = position(ops != 2, qpos)
+    tj = position(ops != 1, tpos)
+    a = np.take(qcodes, qi, mode="clip")
+    b = np.take(tcodes, tj, mode="clip")
+    # class of each column: 0 '=', 1 'X', 2 'I', 3 'D'
+    cls = ops + np.uint8(1)
     pair = ops == 0
-    a, b = qcodes[qi[pair]], tcodes[tj[pair]]
-    same = np.zeros(ops.size, dtype=bool)
-    same[pair] = (a == b) & (a != unknown)
-    letter[same] = ord("=")
-    new = np.ones(ops.size, dtype=bool)
-    new[1:] = letter[1:] != letter[:-1]
+    cls[pair] = ((a != b) | (a == unknown))[pair]
+    new = np.empty(size, dtype=bool)
+    new[0] = True
+    np.not_equal(cls[1:], cls[:-1], out=new[1:])
     new[first[sizes > 0]] = True
     at = np.flatnonzero(new)
-    run_len = np.diff(at, append=ops.size)
-    run_op = letter[at]
-    run_owner = owner[at]
-    run_off = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(run_owner, minlength=n), out=run_off[1:])
-    gap_run = (run_op == ord("I")) | (run_op == ord("D"))
-    counts[0] = np.bincount(owner[same], minlength=n)
-    counts[1] = np.bincount(owner[pair & ~same], minlength=n)
-    counts[2] = np.bincount(owner[~pair], minlength=n)
-    counts[3] = np.bincount(run_owner[gap_run], minlength=n)
-    counts[4] = np.bincount(owner[uses_q], minlength=n)
-    counts[5] = np.bincount(owner[uses_t], minlength=n)
-    return (run_len.astype(np.int64), run_op, run_off), tuple(counts)
+    run_len = np.diff(at, append=size)
+    run_cls = cls[at]
+    run_off = np.append(np.searchsorted(at, first), at.size).astype(np.int64)  # (a path's first column starts a run)
+
+    def per_path(values):  # a sum over each path's runs
+        c = np.zeros(at.size + 1, np.int64)
+        np.cumsum(values, out=c[1:])
+        return c[run_off[1:]] - c[run_off[:-1]]
+    is_eq, is_x, is_i, is_d = (run_cls == 0), (run_cls == 1), (run_cls == 2), (run_cls == 3)
+    matches = per_path(np.where(is_eq, run_len, 0))
+    mismatches = per_path(np.where(is_x, run_len, 0))
+    ins = per_path(np.where(is_i, run_len, 0))
+    dels = per_path(np.where(is_d, run_len, 0))
+    opens = per_path(is_i | is_d)
+    used = matches + mismatches
+    return (run_len.astype(np.int64), _CLASS_LETTER[run_cls], run_off), (matches, mismatches, ins + dels, opens,
+                                                                       used + ins, used + dels)
