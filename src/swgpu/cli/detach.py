@@ -30,9 +30,9 @@ import os
 import signal
 import sys
 
-__all__ = ["report", "split", "wanted", "GPU_COMMANDS"]
+__all__ = ["report", "split", "wanted"]
 
-GPU_COMMANDS = frozenset({"search", "screen", "scan", "align"})
+_GPU_COMMANDS = frozenset({"search", "screen", "scan", "align"})
 _SI_KERNEL = 0x80  # si_code of a signal the kernel sent (a terminal's Ctrl-C), not kill()
 _FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT) if hasattr(signal, "SIGHUP") else ()
 _POSSIBLE = hasattr(os, "fork") and hasattr(signal, "sigwaitinfo") and bool(_FORWARDED)
@@ -53,7 +53,7 @@ def wanted(argv: list[str], environ=os.environ) -> bool:
     mode = environ.get("SWGPU_DETACH", "")
     if mode == "0" or not _POSSIBLE:
         return False
-    if not argv or argv[0] not in GPU_COMMANDS or any(a in ("-h", "--help") for a in argv):
+    if not argv or argv[0] not in _GPU_COMMANDS or any(a in ("-h", "--help") for a in argv):
         return False
     if mode == "1":
         return True

@@ -53,8 +53,7 @@ def prime(devices=None) -> None:
     (0.2-0.4 s on a data-centre GPU), so that a command that will use the
     GPU overlaps that start with reading its input: the first GPU's, or those
     of ``devices`` (ids, or ``"all"``: every visible GPU, each on a thread of
-    its own). Where there is a driver, CuPy is imported on another thread
-    meanwhile (0.2-0.3 s). Harmless without a GPU; a second call does nothing."""
+    its own). Harmless without a GPU; a second call does nothing."""
     global _primer
     if _primer is None:
         if devices is None:
@@ -65,18 +64,8 @@ def prime(devices=None) -> None:
             targets = sorted({int(d) for d in devices}) or [0]
         _primer = [threading.Thread(target=_start_driver, args=(d,), name="swgpu-cuda-start", daemon=True)
                    for d in targets]
-        if _has_driver():
-            _primer.append(threading.Thread(target=_import, name="swgpu-cuda-import", daemon=True))
         for t in _primer:
             t.start()
-
-
-def _has_driver() -> bool:
-    try:
-        ctypes.CDLL("libcuda.so.1")
-        return True
-    except OSError:
-        return False
 
 
 @functools.lru_cache(maxsize=None)
