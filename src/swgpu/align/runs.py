@@ -36,7 +36,7 @@ def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np
     offsets = offsets.astype(np.int64, copy=False)
     if not worth(n):
         return _path_runs_arrays(ops, offsets, qcodes, qpos, tcodes, tpos, unknown)
-    run_len = np.empty(ops.size, dtype=np.int64)
+    run_len = np.empty(ops.size, dtype=np.int32)  # (room for a run a column: half the bytes of int64; a run < 2^31)
     run_op = np.empty(ops.size, dtype=np.uint8)
     run_off = np.empty(n + 1, dtype=np.int64)
     counts = np.zeros((6, n), dtype=np.int64)
@@ -51,7 +51,7 @@ def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np
     for (a, b), (start, _), to in zip(parts, pieces, shift.tolist()):
         run_off[a:b] += to - start
     run_off[n] = int(shift[-1])
-    lengths = np.concatenate([run_len[a:b] for a, b in pieces])
+    lengths = np.concatenate([run_len[a:b] for a, b in pieces]).astype(np.int64)
     letters = np.concatenate([run_op[a:b] for a, b in pieces])
     return (lengths, letters, run_off), tuple(counts)
 
