@@ -197,3 +197,35 @@ def test_the_command_on_processes_of_the_cpu(run_cli, tmp_path, monkeypatch):
         outs.append(_body(tmp_path / name))
     assert outs[0] == outs[1] and len(outs[0]) > 100
     assert "tasks (waited)" in err  # (the processes' stages: it ran on them)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_processes_of_a_large_input_give_their_freed_parts_back(tmp_path, monkeypatch, large):
+    import swgpu.parallel.heap as heap
+    import swgpu.workloads.screen.processes as processes
+
+    seen = []
+
+    class Recorder:  # (what the processes would be started with)
+        def __init__(self, config, devices, part):
+            seen.append(config)
+            raise processes.NotCommon()
+
+    monkeypatch.setattr(processes, "ProcessScreen", Recorder)
+    monkeypatch.setattr(heap, "LARGE_INPUT", 0 if large else 1 << 40)
+    q, t = _pairs(tmp_path, 20)
+    assert _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "-o", str(tmp_path / "x.tsv")]) is None
+    assert [c.map_large for c in seen] == [large]
+
+
+def test_processes_that_map_their_large_blocks_write_what_one_process_writes(run_cli, tmp_path, monkeypatch):
+    import swgpu.parallel.heap as heap
+
+    monkeypatch.setattr(heap, "LARGE_INPUT", 0)  # (each process then maps its blocks of 4 MiB and more on their own)
+    monkeypatch.setattr(screen_lanes, "PART", 37)
+    q, t = _pairs(tmp_path, 200)
+    base = ["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "0", "-f", "sam"]
+    code, _, err = run_cli(base + ["-o", str(tmp_path / "one.sam")])
+    assert code == 0, err
+    _processes(base + ["-o", str(tmp_path / "two.sam")])
+    assert _body(tmp_path / "two.sam") == _body(tmp_path / "one.sam")

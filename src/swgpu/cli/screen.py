@@ -162,7 +162,7 @@ def _run(args) -> int:
                                  strand=args.strand, gpus=local_gpus(args), traced=args.threshold is not None)
 
     from ..io.chunks import read_ahead
-    from .heap import LARGE_INPUT, map_large_blocks
+    from ..parallel.heap import LARGE_INPUT, map_large_blocks
 
     if input_bytes(args) > LARGE_INPUT:  # memory bounded by the parts, not by the files
         map_large_blocks()

@@ -117,6 +117,7 @@ def run_processes(args, report, devices: list[int]) -> dict | None:
     output; returns the counts of ``pairs``, ``cells``, pairs ``selected`` and
     alignments ``written``, or None, having written nothing, where a part is not
     of the common case."""
+    from ..parallel.heap import LARGE_INPUT
     from ..scoring import Scoring
     from ..workloads.screen.processes import LaneConfig, NotCommon, ProcessScreen
 
@@ -125,7 +126,8 @@ def run_processes(args, report, devices: list[int]) -> dict | None:
     threads = args.threads or max(1, (os.cpu_count() or 1) // len(devices))
     config = LaneConfig(scoring, args.query, args.target, device=args.device,
                         kernel=args.kernel, strand=args.strand, threads=threads, threshold=args.threshold,
-                        fmt=args.format, columns=getattr(args, "columns", None), folder=spill_folder(args.output))
+                        fmt=args.format, columns=getattr(args, "columns", None), folder=spill_folder(args.output),
+                        map_large=input_bytes(args) > LARGE_INPUT)
     counts = {"pairs": 0, "cells": 0, "selected": 0, "written": 0}
 
     def counted(run):

@@ -42,7 +42,8 @@ class NotCommon(SwgpuError):
 class LaneConfig:
     """What each process of a :class:`ProcessScreen` needs: the scoring and engine,
     the files, ``threshold`` (``None``: the score table) and the output's ``fmt``
-    and ``columns``; ``folder``: where the processes' temporary files go."""
+    and ``columns``; ``folder``: where the processes' temporary files go; ``map_large``:
+    each process gives its freed parts back to the system (large inputs, as one process does)."""
 
     scoring: Scoring
     query: str
@@ -55,6 +56,7 @@ class LaneConfig:
     fmt: str | None = None
     columns: object = None
     folder: str | None = None
+    map_large: bool = False  #: large blocks mapped on their own in each process (:func:`~swgpu.parallel.heap.map_large_blocks`)
 
 
 class Lane(NamedTuple):
@@ -97,9 +99,12 @@ def lane_main(lane: Lane, config: LaneConfig, tasks, results) -> None:
     from ...io.chunks import read_ahead
     from ...io.cuts import read_range
     from ...io.writers import AlignmentWriter
+    from ...parallel.heap import map_large_blocks
     from .output import render_part, score_table
     from .screener import Screener, pair_cells
 
+    if config.map_large:
+        map_large_blocks()
     order: deque = deque()
     busy = {"tasks (waited)": 0.0, "read": 0.0, "render": 0.0}
 
