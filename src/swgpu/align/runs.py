@@ -78,10 +78,12 @@ def _path_runs_arrays(ops, offsets, qcodes, qpos, tcodes, tpos, unknown):
         before -= uses
         before += np.repeat(np.asarray(start, np.intp) - before[head], sizes)
         return before
+
     qi = position(ops != 2, qpos)
     tj = position(ops != 1, tpos)
-    a = np.take(qcodes, qi, mode="clip")
-    b = np.take(tcodes, tj, mode="clip")
+    # (a gap column's letter may lie past its sequence: clipped, never looked at)
+    a = np.take(qcodes, qi, mode="clip") if qcodes.size else np.zeros(size, np.uint8)
+    b = np.take(tcodes, tj, mode="clip") if tcodes.size else np.zeros(size, np.uint8)
     # class of each column: 0 '=', 1 'X', 2 'I', 3 'D'
     cls = ops + np.uint8(1)
     pair = ops == 0
@@ -99,6 +101,7 @@ def _path_runs_arrays(ops, offsets, qcodes, qpos, tcodes, tpos, unknown):
         c = np.zeros(at.size + 1, np.int64)
         np.cumsum(values, out=c[1:])
         return c[run_off[1:]] - c[run_off[:-1]]
+
     is_eq, is_x, is_i, is_d = (run_cls == 0), (run_cls == 1), (run_cls == 2), (run_cls == 3)
     matches = per_path(np.where(is_eq, run_len, 0))
     mismatches = per_path(np.where(is_x, run_len, 0))
