@@ -179,9 +179,13 @@ def test_rows_on_threads_equal_one_thread(n):
                                                    zip(pick[:3].tolist(), values[:3].tolist())]
 
 
-def test_path_runs_on_threads_equal_one_thread():
+def test_path_runs_on_threads_equal_one_thread(monkeypatch):
+    import numba  # noqa: F401
+
+    from swgpu.align import runs
     from swgpu.align.runs import path_runs
 
+    monkeypatch.setattr(runs, "ARRAY_COLUMNS", 0)  # (the compiled pass at every size)
     rng = np.random.default_rng(9)
     n = 40_000
     sizes = rng.integers(0, 12, n)
@@ -197,10 +201,13 @@ def test_path_runs_on_threads_equal_one_thread():
     assert one[0][2][-1] == one[0][0].size and one[0][0].sum() == ops.size
 
 
-def test_path_runs_with_arrays_equal_the_compiled_pass():
+def test_path_runs_with_arrays_equal_the_compiled_pass(monkeypatch):
     import numba  # noqa: F401  (loaded: path_runs takes the compiled pass at every size)
 
+    from swgpu.align import runs
     from swgpu.align.runs import _path_runs_arrays, path_runs
+
+    monkeypatch.setattr(runs, "ARRAY_COLUMNS", 0)
 
     rng = np.random.default_rng(11)
     for n in (1, 2, 5, 300, 3000):

@@ -1,4 +1,5 @@
-"""CIGAR runs and counts of many alignment paths in one compiled pass.
+"""CIGAR runs and counts of many alignment paths in one compiled pass (by array
+passes below :data:`ARRAY_COLUMNS` columns, or where loading Numba would cost more).
 
 :func:`path_runs` walks every path once (Numba, without the interpreter's
 lock): each column's CIGAR letter (``=`` for equal codes that are not the
@@ -22,7 +23,12 @@ import numpy as np
 from ..io.compiled import worth
 from ..io.ranges import ranges, run_ranges
 
-__all__ = ["path_runs"]
+__all__ = ["path_runs", "ARRAY_COLUMNS"]
+
+#: Columns below which the array passes are taken even with Numba loaded (about 20 ms: less than loading
+#: the compiled pass from its cache, and no compile on a machine's first run).
+ARRAY_COLUMNS = 1 << 21
+
 
 def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np.ndarray, tcodes: np.ndarray,
               tpos: np.ndarray, unknown: int, threads: int | None = None
@@ -34,7 +40,7 @@ def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np
     paths run on ``threads`` threads (default: the processors')."""
     n = offsets.size - 1
     offsets = offsets.astype(np.int64, copy=False)
-    if not worth(n):
+    if not worth(n) or ops.size < ARRAY_COLUMNS:
         return _path_runs_arrays(ops, offsets, qcodes, qpos, tcodes, tpos, unknown)
     run_len = np.empty(ops.size, dtype=np.int32)  # (room for a run a column: half the bytes of int64; a run < 2^31)
     run_op = np.empty(ops.size, dtype=np.uint8)
