@@ -45,8 +45,10 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         n = tlen[k]
         if m == 0 or n == 0:
             continue
-        q = qcodes[qstart[k]:qstart[k] + m]
-        t = tcodes[tstart[k]:tstart[k] + n]
+        # (copies: the passes below then take writable arrays whether the codes are read-only or not,
+        # so that a machine's first run compiles each of them once, for every workload)
+        q = qcodes[qstart[k]:qstart[k] + m].copy()
+        t = tcodes[tstart[k]:tstart[k] + n].copy()
         if given:  # (score, end row, end column) found before (:func:`_ends_last`)
             score, ie, je = ends[k, 0], ends[k, 1], ends[k, 2]
         else:
