@@ -316,14 +316,14 @@ class AlignmentWriter(AtomicOutput):
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
         if self.fmt in _SAM and self._seen is None and self._targets is not None:
-            names = tnames.strings()  # a header of names: every target must be among them
-            if any(names[i] not in self._targets for i in batch.target_index.tolist()):
+            # a header of names: every target must be among them (each distinct target looked at once)
+            if any(name not in self._targets for name in tnames.take(np.unique(batch.target_index)).strings()):
                 return False
         data = rendered if rendered is not None else self._render(batch, qnames, tnames, qletters, tletters)
         if data is None:
             return False
-        live = batch.run_offset[1:] != batch.run_offset[:-1]  # (blast6 writes no line for an empty alignment)
         if self._report is not None:
+            live = batch.run_offset[1:] != batch.run_offset[:-1]  # (no line for an empty alignment)
             for qi, lines, count in group_lines(data, batch.query_index[live]):
                 index = None if query_offset is None else query_offset + qi
                 name = None if index is not None else qnames.take(np.array([qi])).strings()[0]
