@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "preload_scan", "load_numba", "announce_compile",
+__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "preload_scan", "load_scan", "load_numba", "announce_compile",
            "announce_compiling", "will_compile", "read_only"]
 
 #: Records from which the compiled paths are taken.
@@ -58,21 +58,27 @@ def preload_scan() -> None:
 
     def load():
         try:
-            import numpy as np
-
-            from . import kernels as K
-            from .scanner import _CLASS
-
-            data = np.frombuffer(b">a\nA\n", dtype=np.uint8).copy()  # (the types of a scanned block)
-            table = np.zeros(256, dtype=np.uint8)
-            K.scan(data, _CLASS, table, np.empty(6, np.uint8), np.empty(6, np.uint8), False)
-            edges = np.zeros(1, np.int64)  # (and of the names' gather)
-            K.gather(read_only(data), edges, edges, np.empty(0, np.uint8), np.empty(2, np.int64))
+            load_scan()
         except Exception:  # the reader loads it (and reports any problem) when it needs it
             pass
 
     _preloading = threading.Thread(target=load, name="swgpu-numba", daemon=True)
     _preloading.start()
+
+
+def load_scan() -> None:
+    """Load (on a machine's first run: compile) the compiled FASTA scan and
+    the gather of its names, with the types a scanned block gives them."""
+    import numpy as np
+
+    from . import kernels as K
+    from .scanner import _CLASS
+
+    data = np.frombuffer(b">a\nA\n", dtype=np.uint8).copy()  # (the types of a scanned block)
+    table = np.zeros(256, dtype=np.uint8)
+    K.scan(data, _CLASS, table, np.empty(6, np.uint8), np.empty(6, np.uint8), False)
+    edges = np.zeros(1, np.int64)  # (and of the names' gather)
+    K.gather(read_only(data), edges, edges, np.empty(0, np.uint8), np.empty(2, np.int64))
 
 
 _preloading = None
