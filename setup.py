@@ -22,8 +22,9 @@ class BuildWithKernels(build_py):
             for name in names:
                 if name.endswith((".nbi", ".nbc")):
                     os.remove(os.path.join(folder, name))
-        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "PYTHONPATH")}
-        env["PYTHONPATH"] = lib
+        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT")}
+        # (the built package first; the rest of the path kept: an isolated build finds its packages through it)
+        env["PYTHONPATH"] = os.pathsep.join([lib] + [p for p in [os.environ.get("PYTHONPATH")] if p])
         code = ("import os, sys, swgpu; "
                 "sys.exit(3) if not os.path.abspath(swgpu.__file__).startswith(sys.argv[1]) else None; "
                 "from swgpu.cli.prepare import prepare; "
