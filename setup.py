@@ -7,6 +7,7 @@ at first use, as they would without it)."""
 import os
 import subprocess
 import sys
+import tempfile
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -30,8 +31,10 @@ class BuildWithKernels(build_py):
                 "from swgpu.cli.prepare import prepare; "
                 "print(f'swgpu: CPU kernels compiled into the package in {prepare():.1f} s')")
         try:
-            done = subprocess.run([sys.executable, "-c", code, lib], env=env, cwd=lib, timeout=1800,
-                                  capture_output=True, text=True)
+            with tempfile.TemporaryDirectory() as scratch:  # (swgpu's own caches: not the builder's home)
+                env["SWGPU_CACHE_DIR"] = scratch
+                done = subprocess.run([sys.executable, "-c", code, lib], env=env, cwd=lib, timeout=1800,
+                                      capture_output=True, text=True)
         except (OSError, subprocess.SubprocessError) as exc:
             print(f"swgpu: the CPU kernels were not compiled ahead ({exc}); they compile at first use")
             return

@@ -40,7 +40,7 @@ def _state(folder):
 @pytest.mark.slow
 def test_after_prepare_the_first_commands_compile_nothing(tmp_path):
     cache = tmp_path / "numba"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), SWGPU_CACHE_DIR=str(tmp_path / "swgpu"))
     done = subprocess.run([sys.executable, "-m", "swgpu.cli.prepare"], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "compiled for this machine" in done.stderr and "ended with status" not in done.stderr
@@ -53,7 +53,8 @@ def test_after_prepare_the_first_commands_compile_nothing(tmp_path):
                  ["search", "-q", q, "-d", t, "--top", "10", "--outfmt", "7 qseqid sseqid score btop"],
                  ["align", q, t, "--threads", "2", "-f", "blast6"],
                  ["screen", "-q", data["reads"], "-t", data["windows"], "--threshold", "20", "-f", "sam",
-                  "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2"],
+                  "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2", "--strand", "both"],
+                 ["align", data["proteins"], data["proteins"], "--matrix", "BLOSUM50", "-f", "json"],
                  ["scan", "-q", data["probes"], "-g", data["genome"], "--top", "10"]):
         done = subprocess.run([sys.executable, "-m", "swgpu", *argv, "--device", "cpu", "-o", out], env=env,
                               capture_output=True, text=True)

@@ -27,17 +27,20 @@ import time
 __all__ = ["commands", "prepare", "write_inputs"]
 
 _DNA = b"ACGT"
+_NAMES = ("genome", "reads", "windows", "probes", "region", "proteins")
 
 
 def write_inputs(folder: str) -> dict[str, str]:
-    """Small DNA inputs in ``folder``: a genome of two chromosomes, 24 reads
-    cut from it with substitutions and small gaps (some reverse-complemented),
-    the windows they came from, and probes. Returns their paths by name."""
+    """Small inputs in ``folder``: a genome of two chromosomes, 24 reads cut
+    from it with substitutions and small gaps (some reverse-complemented),
+    the windows they came from, probes, a region; and 60 random proteins
+    (their 3,600 pairs take the compiled statistics, from
+    :data:`~swgpu.scoring.length_adjust.COMPILED_FROM` lengths). Returns their paths by name."""
     import numpy as np
 
     rng = np.random.default_rng(7)
     genome = [rng.integers(0, 4, 3000), rng.integers(0, 4, 2000)]
-    paths = {name: os.path.join(folder, f"{name}.fa") for name in ("genome", "reads", "windows", "probes", "region")}
+    paths = {name: os.path.join(folder, f"{name}.fa") for name in _NAMES}
     with open(paths["genome"], "wb") as f:
         for i, g in enumerate(genome):
             f.write(b">chr%d\n%s\n" % (i + 1, bytes(np.frombuffer(_DNA, np.uint8)[g])))
@@ -67,6 +70,10 @@ def write_inputs(folder: str) -> dict[str, str]:
         f.write(b"".join(reads[:8]))
     with open(paths["region"], "wb") as f:
         f.write(b">region\n%s\n" % bytes(np.frombuffer(_DNA, np.uint8)[genome[1][200:1400]]))
+    amino = np.frombuffer(b"ACDEFGHIKLMNPQRSTVWY", np.uint8)
+    with open(paths["proteins"], "wb") as f:
+        for k in range(60):
+            f.write(b">p%d\n%s\n" % (k, bytes(amino[rng.integers(0, 20, int(rng.integers(40, 200)))])))
     return paths
 
 
@@ -76,7 +83,7 @@ def commands(folder: str) -> list[list[str]]:
     from .info import example_path
 
     q, t = example_path("queries.fasta"), example_path("targets.fasta")
-    d = {name: os.path.join(folder, f"{name}.fa") for name in ("genome", "reads", "windows", "probes", "region")}
+    d = {name: os.path.join(folder, f"{name}.fa") for name in _NAMES}
     db = os.path.join(folder, "targets.swdb")
     out = os.path.join(folder, "out")
     runs = []
@@ -91,6 +98,7 @@ def commands(folder: str) -> list[list[str]]:
     for fmt in ("pairwise", "blast6", "sam", "json"):
         runs.append(["align", q, t, "--min-score", "40", "-f", fmt])
     runs += [
+        ["align", d["proteins"], d["proteins"], "-f", "blast6"],
         ["align", d["reads"], d["windows"], "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2",
          "-f", "sam"],
         ["align", d["region"], d["genome"], "--ends", "5", "--alignments", "2", "-f", "sam"],
@@ -98,9 +106,23 @@ def commands(folder: str) -> list[list[str]]:
     ]
     for fmt in ("sam", "blast6", "json", "pairwise"):
         runs.append(["screen", "-q", d["reads"], "-t", d["windows"], "--threshold", "0", "-f", fmt])
+    runs.append(["screen", "-q", d["reads"], "-t", d["windows"], "--threshold", "0", "-f", "sam", "--strand", "both"])
     for fmt in ("blast6", "sam"):
         runs.append(["scan", "-q", d["probes"], "-g", d["genome"], "--top", "3", "-f", fmt])
     return [argv if argv[0] == "makedb" else argv + ["--device", "cpu", "--quiet", "-o", out] for argv in runs]
+
+
+def _simulation() -> None:
+    """The kernel that estimates the statistics of a scoring without BLAST's
+    published parameters (:mod:`swgpu.scoring.simulation`), run on one short
+    pair of the types it passes: a search compiles it the first time it meets
+    such a scoring."""
+    import numpy as np
+
+    from ..scoring import island_kernel
+
+    codes = (np.arange(64) % 20).astype(np.int8)  # (letters as the simulation draws them: int8 codes)
+    island_kernel.run(codes, codes[::-1].copy(), np.eye(20, dtype=np.int32) * 5 - 1, 11, 1, 1, 1 << 10)
 
 
 def prepare(verbose: bool = False) -> float:
@@ -113,6 +135,7 @@ def prepare(verbose: bool = False) -> float:
 
     start = time.perf_counter()
     compiled.load_scan()  # (the compiled FASTA scan of inputs from COMPILED_BYTES)
+    _simulation()
     with tempfile.TemporaryDirectory(prefix="swgpu-prepare-") as folder:
         write_inputs(folder)
         for argv in commands(folder):

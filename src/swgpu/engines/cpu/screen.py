@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...exceptions import InputError
+from ...io.compiled import read_only
 from ...scoring.checks import check_match_mismatch
 from ..bulk import N_CODE, PairBatch, concat_code_arrays, effective_scoring, score_bound
 from .lanes import LANE_TYPES, lanes_of
@@ -106,6 +107,8 @@ def _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, out):
     """``(jobs, sparse)``: the kernel arguments of each lane type's batches
     (each with its own queue), and the pairs left to the striped kernel."""
     qcat, qoff, tcat, toff = codes
+    # (codes read-only whoever made them, one strand or both: one compiled version of the kernel)
+    qcat, tcat = read_only(np.ascontiguousarray(qcat)), read_only(np.ascontiguousarray(tcat))
     mlens, nlens = np.diff(qoff), np.diff(toff)
     jobs, sparse = [], []
     for dtype, sels in plan_batches(mlens, nlens, match, mismatch).items():
