@@ -27,8 +27,8 @@ def test_commands_parse_and_cover_every_workload(tmp_path):
 
 def test_inputs_are_what_the_commands_read(tmp_path):
     paths = write_inputs(str(tmp_path))
-    reads, windows = (open(paths[k], "rb").read().count(b">") for k in ("reads", "windows"))
-    assert reads == windows == 24
+    reads, windows, many = (open(paths[k], "rb").read().count(b">") for k in ("reads", "windows", "many_windows"))
+    assert reads == windows == 24 and many == 24_000
     assert all(os.path.getsize(p) > 0 for p in paths.values())
 
 

@@ -27,13 +27,16 @@ import time
 __all__ = ["commands", "prepare", "write_inputs"]
 
 _DNA = b"ACGT"
-_NAMES = ("genome", "reads", "windows", "probes", "region", "proteins")
+_NAMES = ("genome", "reads", "windows", "probes", "region", "proteins", "many_reads", "many_windows")
+#: Copies of the reads and windows in ``many_*``: their alignments take more than
+#: :data:`~swgpu.align.runs.ARRAY_COLUMNS` columns (the compiled CIGAR runs).
+_COPIES = 1000
 
 
 def write_inputs(folder: str) -> dict[str, str]:
     """Small inputs in ``folder``: a genome of two chromosomes, 24 reads cut
     from it with substitutions and small gaps (some reverse-complemented),
-    the windows they came from, probes, a region; and 60 random proteins
+    the windows they came from (and 1,000 copies of both), probes, a region; and 60 random proteins
     (their 3,600 pairs take the compiled statistics, from
     :data:`~swgpu.scoring.length_adjust.COMPILED_FROM` lengths). Returns their paths by name."""
     import numpy as np
@@ -66,6 +69,10 @@ def write_inputs(folder: str) -> dict[str, str]:
         f.write(b"".join(reads))
     with open(paths["windows"], "wb") as f:
         f.write(b"".join(windows))
+    with open(paths["many_reads"], "wb") as f:
+        f.write(b"".join(reads) * _COPIES)
+    with open(paths["many_windows"], "wb") as f:
+        f.write(b"".join(windows) * _COPIES)
     with open(paths["probes"], "wb") as f:
         f.write(b"".join(reads[:8]))
     with open(paths["region"], "wb") as f:
@@ -107,6 +114,7 @@ def commands(folder: str) -> list[list[str]]:
     for fmt in ("sam", "blast6", "json", "pairwise"):
         runs.append(["screen", "-q", d["reads"], "-t", d["windows"], "--threshold", "0", "-f", fmt])
     runs.append(["screen", "-q", d["reads"], "-t", d["windows"], "--threshold", "0", "-f", "sam", "--strand", "both"])
+    runs.append(["screen", "-q", d["many_reads"], "-t", d["many_windows"], "--threshold", "0", "-f", "sam"])
     for fmt in ("blast6", "sam"):
         runs.append(["scan", "-q", d["probes"], "-g", d["genome"], "--top", "3", "-f", fmt])
     return [argv if argv[0] == "makedb" else argv + ["--device", "cpu", "--quiet", "-o", out] for argv in runs]
