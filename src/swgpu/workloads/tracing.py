@@ -37,7 +37,7 @@ from ..io.sequence import Sequence
 from ..io.sequence_batch import SequenceBatch
 from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
-from .strands import oriented
+from .strands import oriented, reverse_complements
 
 __all__ = ["PairJob", "Traceback", "further_alignments", "with_further"]
 
@@ -66,16 +66,9 @@ def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> 
     minus = np.flatnonzero(strand == 1)
     if not minus.size:
         return queries.codes, queries.offsets, index
-    picked = index[minus]
-    first, last = queries.offsets[picked], queries.offsets[picked + 1]
-    sizes = last - first
-    ends = np.cumsum(sizes)
-    at = np.repeat(last - 1 + (ends - sizes), sizes) - np.arange(int(ends[-1]) if ends.size else 0)
-    rc = queries.codes[at].copy()
-    known = rc < 4
-    rc[known] = 3 - rc[known]  # (as Sequence.reverse_complement)
+    rc, ends = reverse_complements(queries.codes, queries.offsets, index[minus])
     codes = np.concatenate([queries.codes, rc])
-    offsets = np.concatenate([queries.offsets, queries.offsets[-1] + ends])
+    offsets = np.concatenate([queries.offsets, queries.offsets[-1] + ends[1:]])
     where = index.copy()
     where[minus] = len(queries) + np.arange(minus.size)
     return codes, offsets, where

@@ -50,7 +50,7 @@ from ...io.sequence_batch import SequenceBatch
 from ...parallel.executors import ThreadExecutor
 from ...scoring import Scoring, Statistics
 from ..limits import check_pairs
-from ..strands import strands_for
+from ..strands import both_strands, strands_for
 from ..tracing import Traceback
 
 __all__ = ["Screener", "ScreenResult", "ScreenPart", "pair_cells"]
@@ -161,9 +161,12 @@ class Screener:
         _check_counts(queries, targets)
         check_pairs(self.scoring, _lengths(queries), _lengths(targets))
         scorer = scorer or self._scorer
-        if self._signs == ("+",) and isinstance(queries, SequenceBatch) and isinstance(targets, SequenceBatch):
-            # codes already end to end: scored as they lie, no Sequence objects made
-            raw = scorer.scores(PairBatch(queries.codes, queries.offsets, targets.codes, targets.offsets))
+        if isinstance(queries, SequenceBatch) and isinstance(targets, SequenceBatch):
+            # codes already end to end: scored as they lie (the reverse complements made by array
+            # passes), no Sequence objects made
+            qcodes, qoff = both_strands(queries.codes, queries.offsets, self._signs)
+            tcodes, toff = both_strands(targets.codes, targets.offsets, ("+",) * len(self._signs))
+            raw = scorer.scores(PairBatch(qcodes, qoff, tcodes, toff))
         else:
             qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
             raw = scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
