@@ -31,3 +31,21 @@ def test_put_segments_of_nothing():
     out = np.zeros(3, np.uint8)
     put_segments(np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), out)
     assert out.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+def test_reversed_segments_equal_one_at_a_time(monkeypatch, compiled, block):
+    monkeypatch.setattr(texts, "SEGMENT_BLOCK", block)
+    monkeypatch.setattr(texts, "worth", lambda n: compiled)
+    rng = np.random.default_rng(block + compiled)
+    pool = rng.integers(0, 256, 500).astype(np.uint8)
+    table = rng.permutation(256).astype(np.uint8)
+    lengths = rng.integers(0, 20, 60)
+    lengths[::7] = 0
+    starts = rng.integers(0, 480, 60)
+    out, offsets = texts.reversed_segments(pool, starts, starts + lengths, table)
+    assert Texts(out, offsets).strings("latin-1") == [
+        table[pool[s:s + n][::-1]].tobytes().decode("latin-1") for s, n in zip(starts, lengths)]
+    out, offsets = texts.reversed_segments(pool, starts[:0], starts[:0], table)
+    assert out.size == 0 and offsets.tolist() == [0]

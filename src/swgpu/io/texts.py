@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import worth
+from .compiled import read_only, worth
 
-__all__ = ["Texts", "put_segments", "gather_segments"]
+__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments"]
 
 
 class Texts:
@@ -112,4 +112,42 @@ def gather_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> t
     np.cumsum(lengths, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     put_segments(pool, starts, ends, offsets[:-1], out)
+    return out, offsets
+
+
+def reversed_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                      table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes ``pool[starts[k]:ends[k]]``, each segment reversed and every byte
+    translated by ``table`` (256 ``uint8``: a complement), end to end, and their
+    offsets. Compiled, in ranges on threads, where :func:`~.compiled.worth`
+    says so; else by array operations about :data:`SEGMENT_BLOCK` bytes a round.
+
+    >>> out, off = reversed_segments(np.frombuffer(b"ACGTTA", np.uint8), np.array([0, 4]), np.array([3, 6]),
+    ...                              np.frombuffer(bytes.maketrans(b"ACGT", b"TGCA"), np.uint8))
+    >>> bytes(out), off.tolist()
+    (b'CGTTA', [0, 3, 5])
+    """
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(ends, dtype=np.int64) - starts
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    if lengths.size == 0:
+        return out, offsets
+    if worth(lengths.size):
+        from . import kernels as K
+        from .ranges import ranges, run_ranges
+
+        last = starts + lengths
+        pool, table = read_only(np.ascontiguousarray(pool)), read_only(np.ascontiguousarray(table, dtype=np.uint8))
+        run_ranges(lambda a, b: K.reverse_fill(pool, starts[a:b], last[a:b], table, offsets[a:b], out),
+                   ranges(lengths.size, least=1 << 14))
+        return out, offsets
+    a = 0
+    while a < lengths.size:
+        b = max(a + 1, int(np.searchsorted(offsets[1:], offsets[a] + SEGMENT_BLOCK, side="right")))
+        lens = lengths[a:b]
+        step = np.arange(int(offsets[b] - offsets[a]), dtype=np.int64) - np.repeat(offsets[a:b] - offsets[a], lens)
+        out[offsets[a]:offsets[b]] = table[pool[np.repeat(starts[a:b] + lens - 1, lens) - step]]
+        a = b
     return out, offsets

@@ -24,6 +24,7 @@ import numpy as np
 from ..exceptions import InputError
 from ..io.alphabet import DNA, Alphabet
 from ..io.sequence import Sequence
+from ..io.texts import reversed_segments
 
 __all__ = ["STRANDS", "strands_for", "job_strand", "oriented", "reverse_complements", "both_strands"]
 
@@ -59,8 +60,8 @@ def reverse_complements(codes: np.ndarray, offsets: np.ndarray,
                         picked: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The reverse complements of the records ``picked`` (default: all) of
     ``codes`` laid end to end (record ``k``: ``codes[offsets[k]:offsets[k + 1]]``),
-    end to end in that order, and their offsets (from 0): array passes, no
-    object per record.
+    end to end in that order, and their offsets (from 0): no object per
+    record (:func:`~swgpu.io.texts.reversed_segments`).
 
     >>> rc, off = reverse_complements(np.array([0, 0, 1, 2, 4, 3], np.uint8), np.array([0, 3, 6]))
     >>> rc.tolist(), off.tolist()
@@ -68,12 +69,7 @@ def reverse_complements(codes: np.ndarray, offsets: np.ndarray,
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     picked = np.arange(offsets.size - 1) if picked is None else np.asarray(picked, dtype=np.int64)
-    first, last = offsets[picked], offsets[picked + 1]
-    sizes = last - first
-    ends = np.cumsum(sizes)
-    total = int(ends[-1]) if ends.size else 0
-    at = np.repeat(last - 1 + (ends - sizes), sizes) - np.arange(total)
-    return _COMPLEMENT[codes[at]], np.concatenate([np.zeros(1, np.int64), ends])
+    return reversed_segments(codes, offsets[picked], offsets[picked + 1], _COMPLEMENT)
 
 
 def both_strands(codes: np.ndarray, offsets: np.ndarray, signs: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..texts import gather_segments, put_segments
 
-__all__ = ["digits", "render_ints", "render_rows", "cigar_column", "reverse_column", "merge_column"]
+__all__ = ["digits", "render_ints", "render_rows", "cigar_column", "merge_column"]
 
 _POWERS = 10 ** np.arange(19, dtype=np.int64)
 
@@ -106,19 +106,6 @@ def cigar_column(run_len, run_op, first, last, left, right, clip: int) -> tuple[
     out = render_ints(lengths, at[:-1], int(at[-1]))
     out[at[1:] - 1] = ops
     return out, at[off]
-
-
-def reverse_column(buffer: np.ndarray, first: np.ndarray, last: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Strings ``buffer[first[k]:last[k]]`` each reversed and translated by ``table``, end to end; their offsets."""
-    lengths = last - first
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    if total == 0:
-        return np.empty(0, dtype=np.uint8), offsets
-    step = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], lengths)
-    src = np.repeat(last - 1, lengths) - step
-    return table[buffer[src]], offsets
 
 
 def merge_column(a: np.ndarray, b: np.ndarray, which: np.ndarray, first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

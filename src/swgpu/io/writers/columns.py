@@ -27,6 +27,7 @@ from .blast6 import BLAST6_COLUMNS, _percent
 from .common import format_bitscores, format_evalues
 from . import arrays as A
 from .rows import Rows, Texts
+from ..texts import reversed_segments
 from .sam import evalue_tag
 
 __all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "aligned_texts", "btop_texts",
@@ -63,16 +64,8 @@ def reverse_complements(letters: Texts, index: np.ndarray, complement: bytes) ->
     """Strings ``index`` of ``letters``, each reversed and translated by the
     256-byte table ``complement``, as a new column (in ``index`` order)."""
     index = np.asarray(index, dtype=np.int64)
-    first, last = letters.offsets[index], letters.offsets[index + 1]
-    if not worth(index.size):
-        return Texts(*A.reverse_column(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8)))
-    from .. import kernels as K
-
-    offsets = np.zeros(index.size + 1, dtype=np.int64)
-    np.cumsum(last - first, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    K.reverse_fill(letters.buffer, first, last, np.frombuffer(complement, dtype=np.uint8), offsets, out)
-    return Texts(out, offsets)
+    return Texts(*reversed_segments(letters.buffer, letters.offsets[index], letters.offsets[index + 1],
+                                    np.frombuffer(complement, dtype=np.uint8)))
 
 
 def _by_value(values: np.ndarray, fmt: Callable[[object], str]) -> Texts | tuple[Texts, np.ndarray]:
