@@ -55,7 +55,8 @@ def test_after_prepare_the_first_commands_compile_nothing(tmp_path):
                  ["screen", "-q", data["reads"], "-t", data["windows"], "--threshold", "20", "-f", "sam",
                   "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2", "--strand", "both"],
                  ["align", data["proteins"], data["proteins"], "--matrix", "BLOSUM50", "-f", "json"],
-                 ["scan", "-q", data["probes"], "-g", data["genome"], "--top", "10"]):
+                 ["scan", "-q", data["probes"], "-g", data["genome"], "--top", "10"],
+                 ["align", data["long_region"], data["long_genome"], "--ends", "20", "-f", "blast6"]):
         done = subprocess.run([sys.executable, "-m", "swgpu", *argv, "--device", "cpu", "-o", out], env=env,
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr

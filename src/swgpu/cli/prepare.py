@@ -27,7 +27,8 @@ import time
 __all__ = ["commands", "prepare", "write_inputs"]
 
 _DNA = b"ACGT"
-_NAMES = ("genome", "reads", "windows", "probes", "region", "proteins", "many_reads", "many_windows")
+_NAMES = ("genome", "reads", "windows", "probes", "region", "proteins", "many_reads", "many_windows", "long_region",
+          "long_genome")
 #: Copies of the reads and windows in ``many_*``: their alignments take more than
 #: :data:`~swgpu.align.runs.ARRAY_COLUMNS` columns (the compiled CIGAR runs).
 _COPIES = 1000
@@ -36,7 +37,8 @@ _COPIES = 1000
 def write_inputs(folder: str) -> dict[str, str]:
     """Small inputs in ``folder``: a genome of two chromosomes, 24 reads cut
     from it with substitutions and small gaps (some reverse-complemented),
-    the windows they came from (and 1,000 copies of both), probes, a region; and 60 random proteins
+    the windows they came from (and 1,000 copies of both), probes, a region, a
+    10 kbp region of a 40 kbp sequence; and 60 random proteins
     (their 3,600 pairs take the compiled statistics, from
     :data:`~swgpu.scoring.length_adjust.COMPILED_FROM` lengths). Returns their paths by name."""
     import numpy as np
@@ -77,6 +79,16 @@ def write_inputs(folder: str) -> dict[str, str]:
         f.write(b"".join(reads[:8]))
     with open(paths["region"], "wb") as f:
         f.write(b">region\n%s\n" % bytes(np.frombuffer(_DNA, np.uint8)[genome[1][200:1400]]))
+    # a 10 kbp region with 1% substitutions and a small gap against the 40 kbp it came from (the long-pair
+    # kernels: striped passes in 8, 16 and 32 bits, Myers-Miller's halves)
+    far = rng.integers(0, 4, 40000)
+    piece = far[12000:22000].copy()
+    flip = rng.random(piece.size) < 0.01
+    piece[flip] = (piece[flip] + rng.integers(1, 4, int(flip.sum()))) % 4
+    piece = np.delete(piece, range(5000, 5004))
+    for name, seq in (("long_region", piece), ("long_genome", far)):
+        with open(paths[name], "wb") as f:
+            f.write(b">%s\n%s\n" % (name.encode(), bytes(np.frombuffer(_DNA, np.uint8)[seq])))
     amino = np.frombuffer(b"ACDEFGHIKLMNPQRSTVWY", np.uint8)
     with open(paths["proteins"], "wb") as f:
         for k in range(60):
@@ -109,6 +121,7 @@ def commands(folder: str) -> list[list[str]]:
         ["align", d["reads"], d["windows"], "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2",
          "-f", "sam"],
         ["align", d["region"], d["genome"], "--ends", "5", "--alignments", "2", "-f", "sam"],
+        ["align", d["long_region"], d["long_genome"], "--ends", "10", "--alignments", "2", "-f", "sam"],
         ["screen", "-q", d["reads"], "-t", d["windows"]],
     ]
     for fmt in ("sam", "blast6", "json", "pairwise"):
