@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "preload_scan", "load_scan", "load_numba", "announce_compile",
+__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "read_only_codes", "preload_scan", "load_scan", "load_numba", "announce_compile",
            "announce_compiling", "will_compile", "read_only"]
 
 #: Records from which the compiled paths are taken.
@@ -38,6 +38,15 @@ def read_only(a):
     view = a.view()
     view.flags.writeable = False
     return view
+
+
+def read_only_codes(a):
+    """``a`` as contiguous ``uint8`` codes, read-only (:func:`read_only`): what the
+    kernels that take codes from many callers (a file's genome, a copy, a reverse
+    complement) are passed, so that one compiled version serves them all."""
+    import numpy as np
+
+    return read_only(np.ascontiguousarray(a, dtype=np.uint8))
 
 
 def worth_bytes(size: int) -> bool:

@@ -72,7 +72,7 @@ class Texts:
 
         out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
         offsets = np.empty(index.size + 1, dtype=np.int64)
-        K.gather(self.buffer, starts, ends, out, offsets)
+        K.gather(read_only(self.buffer), starts, ends, out, offsets)  # (one compiled version)
         return Texts(out, offsets)
 
 

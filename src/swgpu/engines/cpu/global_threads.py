@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...io.compiled import read_only_codes
 from .global_kernel import BLOCK_ROWS, left_edge, nw_last_row_part, nw_last_row_striped, profiled
 from .striped_threads import MIN_TILES_PER_THREAD, _cores
 
@@ -41,6 +42,7 @@ def nw_last_row_threads(a, b, matrix, gap_open, gap_extend, lead_open, threads: 
     if got is None:
         return None
     prof, tiles, seg, lanes, neg = got
+    a = read_only_codes(a)
     m, n = a.shape[0], b.shape[0]
     parts = max(1, min(int(threads), _cores(), tiles // MIN_TILES_PER_THREAD))
     if parts == 1 or m == 0:

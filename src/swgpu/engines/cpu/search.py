@@ -142,7 +142,8 @@ class CpuSearchEngine:
         self.last_timing: dict = {}
 
     def load_database(self, residues: np.ndarray, offsets: np.ndarray) -> None:
-        self._residues = np.ascontiguousarray(residues, dtype=np.uint8)
+        # (read-only whoever holds them, a mapped .swdb or an array read from FASTA: one compiled version)
+        self._residues = read_only(np.ascontiguousarray(residues, dtype=np.uint8))
         self._offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         order = length_order(self._offsets)
         lengths = np.diff(self._offsets)[order]
@@ -161,7 +162,7 @@ class CpuSearchEngine:
 
         t0 = time.perf_counter()
         announce_compile(search_batches)
-        res = np.zeros(1, dtype=np.uint8)
+        res = read_only(np.zeros(1, dtype=np.uint8))
         query = read_only(np.zeros(1, np.uint8))
         for dtype, tables, bias in self._passes[:-1] if len(self._passes) > 1 else self._passes:
             lanes = lanes_of(dtype)

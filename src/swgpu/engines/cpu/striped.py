@@ -33,7 +33,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...io.compiled import read_only
+from ...io.compiled import read_only_codes
 from .lanes import LANE_TYPES, score_tables
 from .simd import (adds, any_ge, any_gt, carry_scan, lanes_of, shift_in, subs, vfill, vhmax, vlast, vload, vmax,
                    vstore)
@@ -236,11 +236,6 @@ def striped_pass(q, t, tables, lanes, seg, gap_open, gap_extend, bias, limit, bl
 EIGHT_BIT_CELLS = 1 << 20
 
 
-def _codes(a: np.ndarray) -> np.ndarray:
-    """Codes as the passes take them: read-only whoever made them (a genome read
-    from a file, a copy, a reverse complement), so that one compiled version serves all."""
-    return read_only(np.ascontiguousarray(a, dtype=np.uint8))
-
 
 def sw_end_striped(q: np.ndarray, t: np.ndarray, matrix: np.ndarray, gap_open: int, gap_extend: int,
                    least: int | None = None):
@@ -251,7 +246,7 @@ def sw_end_striped(q: np.ndarray, t: np.ndarray, matrix: np.ndarray, gap_open: i
     m, n = q.shape[0], t.shape[0]
     if m == 0 or n == 0:
         return 0, 0, 0
-    q, t = _codes(q), _codes(t)
+    q, t = read_only_codes(q), read_only_codes(t)
     top_score, passes = _tables(matrix)
     bound = min(m, n) * top_score
     last = len(passes) - 1

@@ -30,6 +30,7 @@ import os
 import numba as nb
 import numpy as np
 
+from ...io.compiled import read_only_codes
 from .simd import (any_ge, any_gt, atomic_next, atomic_read, subs, vfill, vhmax, vlast, vmax)
 from .striped import pass_vectors, tile_row
 from .sync import load_acquire, store_release
@@ -187,13 +188,13 @@ def sw_end_threads(q: np.ndarray, t: np.ndarray, matrix: np.ndarray, gap_open: i
                    least: int | None = None, threads: int = 1):
     """:func:`.striped.sw_end_striped` with each pass on ``threads`` threads
     (one where the target has too few tiles); the same ``(best, i, j)``, or None."""
-    from .striped import BLOCK_ROWS, EIGHT_BIT_CELLS, PROFILE_BYTES, TILE_BYTES, _codes, _tables, sw_end_striped
+    from .striped import BLOCK_ROWS, EIGHT_BIT_CELLS, PROFILE_BYTES, TILE_BYTES, _tables, sw_end_striped
 
     m, n = q.shape[0], t.shape[0]
     threads = min(int(threads), _cores())  # the parts wait for each other: never more than the cores
     if threads <= 1 or m == 0 or n == 0:
         return sw_end_striped(q, t, matrix, gap_open, gap_extend, least)
-    q, t = _codes(q), _codes(t)
+    q, t = read_only_codes(q), read_only_codes(t)
     top_score, passes = _tables(matrix)
     bound = min(m, n) * top_score
     last = len(passes) - 1

@@ -56,9 +56,14 @@ class SimdKernels:
 
     @staticmethod
     def nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open):
+        import numpy as np
+
         from .pairwise import nw_path
 
-        return nw_path(a, b, matrix, gap_open, gap_extend, lead_open, tail_open)
+        # (writable copies and int32 costs, as the batch traceback passes them: one compiled version)
+        i32 = np.int32
+        return nw_path(np.array(a, np.uint8), np.array(b, np.uint8), matrix, i32(gap_open), i32(gap_extend),
+                       i32(lead_open), i32(tail_open))
 
     @staticmethod
     def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):

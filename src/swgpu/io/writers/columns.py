@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 from ..ranges import ranges, run_ranges
 from ..alphabet import COMPLEMENT_BYTES
-from ..compiled import worth
+from ..compiled import read_only, worth
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import format_bitscores, format_evalues
 from . import arrays as A
@@ -149,7 +149,7 @@ def _merge(plus: Texts, qi: np.ndarray, reversed_: Texts, minus: np.ndarray) -> 
     offsets = np.zeros(qi.size + 1, dtype=np.int64)
     np.cumsum(last - first, out=offsets[1:])
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
-    K.copy_two(plus.buffer, reversed_.buffer, minus.astype(np.uint8), first, last, offsets, out)
+    K.copy_two(read_only(plus.buffer), read_only(reversed_.buffer), minus.astype(np.uint8), first, last, offsets, out)
     return Texts(out, offsets)
 
 
