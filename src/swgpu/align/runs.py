@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.compiled import read_only, worth
+from ..io.compiled import read_only_codes, worth
 from ..io.ranges import ranges, run_ranges
 
 __all__ = ["path_runs", "ARRAY_COLUMNS"]
@@ -48,7 +48,7 @@ def path_runs(ops: np.ndarray, offsets: np.ndarray, qcodes: np.ndarray, qpos: np
     counts = np.zeros((6, n), dtype=np.int64)
     qpos, tpos = qpos.astype(np.int64, copy=False), tpos.astype(np.int64, copy=False)
     # (codes read-only whoever made them, a strand or its reverse complement: one compiled version)
-    qcodes, tcodes = read_only(np.ascontiguousarray(qcodes)), read_only(np.ascontiguousarray(tcodes))
+    qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
     parts = ranges(n, threads, least=1 << 14)
     from .runs_kernel import runs
 

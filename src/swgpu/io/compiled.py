@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "read_only_codes", "preload_scan", "load_scan", "load_numba", "announce_compile",
-           "announce_compiling", "will_compile", "read_only"]
+__all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "read_only", "read_only_codes", "preload_scan",
+           "load_scan", "load_numba", "announce_compile", "announce_compiling", "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .compiled import read_only, worth
+from .compiled import read_only, read_only_codes, worth
 
 __all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments"]
 
@@ -139,7 +139,7 @@ def reversed_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray,
         from .ranges import ranges, run_ranges
 
         last = starts + lengths
-        pool, table = read_only(np.ascontiguousarray(pool)), read_only(np.ascontiguousarray(table, dtype=np.uint8))
+        pool, table = read_only_codes(pool), read_only_codes(table)
         run_ranges(lambda a, b: K.reverse_fill(pool, starts[a:b], last[a:b], table, offsets[a:b], out),
                    ranges(lengths.size, least=1 << 14))
         return out, offsets

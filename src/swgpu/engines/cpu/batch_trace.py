@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba as nb
 import numpy as np
 
-from ...io.compiled import read_only
+from ...io.compiled import read_only_codes
 from .jit import announce_compile
 from .pairwise import nw_path, sw_end, sw_end_last, sw_start
 
@@ -117,7 +117,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     gaps = (np.int32(gap_open), np.int32(gap_extend))
     ends = np.zeros((n if end_at_last else 1, 3), np.int64)
     # (codes read-only whoever passes them: one compiled version of the kernels for every workload)
-    qcodes, tcodes = read_only(np.ascontiguousarray(qcodes)), read_only(np.ascontiguousarray(tcodes))
+    qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(end_at_last), ends)
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
     threads = max(1, int(threads or os.cpu_count() or 1))

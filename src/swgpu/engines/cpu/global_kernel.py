@@ -231,7 +231,7 @@ def profiled(a, b, matrix, gap_open, gap_extend, lead_open):
     the lanes its values need; None when the profile of ``b`` would exceed
     :data:`PROFILE_BYTES`."""
     m, n = a.shape[0], b.shape[0]
-    a, b = read_only_codes(a), read_only_codes(b)
+    b = read_only_codes(b)
     dtype, neg = lane_type(m, n, matrix, gap_open, gap_extend, lead_open)
     if matrix.shape[0] * n * np.dtype(dtype).itemsize > PROFILE_BYTES:
         return None
@@ -248,5 +248,5 @@ def nw_last_row(a, b, matrix, gap_open, gap_extend, lead_open):
     if got is None:
         return None
     prof, tiles, seg, lanes, neg = got
-    return nw_last_row_striped(read_only_codes(a), prof, tiles, seg, lanes, b.shape[0], gap_open, gap_extend, lead_open, neg,
-                               BLOCK_ROWS)
+    return nw_last_row_striped(read_only_codes(a), prof, tiles, seg, lanes, b.shape[0], gap_open, gap_extend,
+                               lead_open, neg, BLOCK_ROWS)

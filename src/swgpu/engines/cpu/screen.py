@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...exceptions import InputError
-from ...io.compiled import read_only
+from ...io.compiled import read_only_codes
 from ...scoring.checks import check_match_mismatch
 from ..bulk import N_CODE, PairBatch, concat_code_arrays, effective_scoring, score_bound
 from .lanes import LANE_TYPES, lanes_of
@@ -108,7 +108,7 @@ def _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, out):
     (each with its own queue), and the pairs left to the striped kernel."""
     qcat, qoff, tcat, toff = codes
     # (codes read-only whoever made them, one strand or both: one compiled version of the kernel)
-    qcat, tcat = read_only(np.ascontiguousarray(qcat)), read_only(np.ascontiguousarray(tcat))
+    qcat, tcat = read_only_codes(qcat), read_only_codes(tcat)
     mlens, nlens = np.diff(qoff), np.diff(toff)
     jobs, sparse = [], []
     for dtype, sels in plan_batches(mlens, nlens, match, mismatch).items():

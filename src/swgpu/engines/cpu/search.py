@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...align.span import alignment_span, window_geometry
-from ...io.compiled import read_only
+from ...io.compiled import read_only, read_only_codes
 from ...io.database import length_order
 from .lanes import LANE_TYPES, lanes_of, score_tables
 
@@ -143,7 +143,7 @@ class CpuSearchEngine:
 
     def load_database(self, residues: np.ndarray, offsets: np.ndarray) -> None:
         # (read-only whoever holds them, a mapped .swdb or an array read from FASTA: one compiled version)
-        self._residues = read_only(np.ascontiguousarray(residues, dtype=np.uint8))
+        self._residues = read_only_codes(residues)
         self._offsets = np.ascontiguousarray(offsets, dtype=np.int64)
         order = length_order(self._offsets)
         lengths = np.diff(self._offsets)[order]
@@ -215,7 +215,7 @@ class CpuSearchEngine:
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Exact SW score of ``query`` against every database sequence (database order)."""
         t0 = time.perf_counter()
-        query = read_only(np.ascontiguousarray(query, dtype=np.uint8))
+        query = read_only_codes(query)
         out = np.zeros(len(self._offsets) - 1, dtype=np.int32)
         pending: list[tuple] | None = None
         counts = []

@@ -236,7 +236,6 @@ def striped_pass(q, t, tables, lanes, seg, gap_open, gap_extend, bias, limit, bl
 EIGHT_BIT_CELLS = 1 << 20
 
 
-
 def sw_end_striped(q: np.ndarray, t: np.ndarray, matrix: np.ndarray, gap_open: int, gap_extend: int,
                    least: int | None = None):
     """``(best, i, j)`` as :func:`swgpu.engines.cpu.pairwise.sw_end`, striped:

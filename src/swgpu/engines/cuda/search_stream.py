@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...io.compiled import read_only
-
+from ...io.compiled import read_only_codes
 from .search_layout import Units, host_unit_codes
 
 __all__ = ["Part", "DatabaseParts", "BYTES_PER_COLUMN", "BYTES_PER_SEQUENCE", "unit_codes"]
@@ -59,7 +58,7 @@ def _copy_compiled(res: np.ndarray, units: Units, out: np.ndarray) -> None:
 
     nz = np.flatnonzero(units.length > 0)
     first = units.src[nz]
-    res = read_only(np.ascontiguousarray(res))  # (the compiled version the writers use too)
+    res = read_only_codes(res)  # (the compiled version the writers use too)
     K.copy_two(res, res, np.zeros(nz.size, np.uint8), first, first + units.length[nz], units.uoff[nz], out)
 
 
