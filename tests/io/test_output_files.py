@@ -297,3 +297,17 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_output(tmp_path):
     _write(out)
     assert sorted(os.listdir(tmp_path)) == sorted(["out.tsv", *kept])
     assert out.read_text() == TEXT
+
+
+def test_a_file_output_is_not_forced_to_disk(tmp_path, monkeypatch):
+    """The temporary file is renamed into place without ``fsync`` (the system writes it back
+    in its own time, as for BLAST+'s and samtools' outputs): a command never waits on the disk."""
+    def refuse(fd):
+        raise AssertionError("fsync called")
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    target = tmp_path / "out.txt"
+    with OutputFile(str(target)) as out:
+        out.write("line\n")
+    assert target.read_text() == "line\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]

@@ -280,6 +280,7 @@ class OutputFile(AtomicOutput):
     ``.bz2``, ``.xz`` or ``.zst`` is compressed. ``binary=True`` takes ``bytes`` (never
     compressed). A ``path`` that is a directory, or whose directory does not
     exist, is an :class:`~swgpu.exceptions.InputError` with ``param="output"``.
+    Nothing is forced to the disk (no ``fsync``, as BLAST+ and samtools): the system writes it back in its own time.
 
     >>> buf = io.StringIO()
     >>> with OutputFile(buf) as out:
@@ -421,8 +422,7 @@ class OutputFile(AtomicOutput):
             self._finish_layers()
             if self._tmp is not None:
                 self._raw.flush()  # type: ignore[union-attr]
-                os.fsync(self._raw.fileno())  # type: ignore[union-attr]
-                self._raw.close()  # type: ignore[union-attr]
+                self._raw.close()  # type: ignore[union-attr]  (not forced to disk: see the class notes)
                 _replace(self._tmp, self._target, self.path)  # type: ignore[arg-type]
                 _TEMPS.discard(self._tmp)
                 self._tmp = None

@@ -60,10 +60,16 @@ def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tup
     alignment of the end point's score can span; the record's start when
     None). Returns ``(pairs, meta)`` for :func:`finish_traces`."""
     pairs, meta = [], []
-    for q, sign, col, score in ends:
-        r = record_of(bounds, col)
-        lo = int(bounds[r])
-        span = span_of(len(q), score)
+    if not len(ends):
+        return pairs, meta
+    cols = np.fromiter((e[2] for e in ends), dtype=np.int64, count=len(ends))
+    records = (np.searchsorted(bounds, cols, side="right") - 1).tolist()  # (all at once: record_of for each)
+    starts = np.asarray(bounds, dtype=np.int64).tolist()
+    spans: dict = {}  # span_of of each distinct (query length, score): end points share them
+    for (q, sign, col, score), r in zip(ends, records):
+        lo = starts[r]
+        key = (len(q), score)
+        span = spans[key] if key in spans else spans.setdefault(key, span_of(*key))
         start = lo if span is None else max(lo, col - span + 1)
         rec = genome[r]
         window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],

@@ -188,10 +188,13 @@ class Scanner:
         codes, bounds = genome_codes(genome)
         oriented_queries = [(k, s, oriented(q, s)) for k, q in enumerate(queries) for s in signs]
         floors = []
+        least: dict[int, int] = {}  # the E-value's score by query length (a search of its own each)
         for k, _, q in oriented_queries:
             floor = 1 if min_score is None else max(1, int(min_score))
             if evalue is not None:
-                floor = max(floor, self.min_score_for(len(q), genome, evalue))
+                if len(q) not in least:
+                    least[len(q)] = self.min_score_for(len(q), genome, evalue)
+                floor = max(floor, least[len(q)])
             floors.append(floor)
         t0 = time.perf_counter()
         qcodes = [q.codes for _, _, q in oriented_queries]
