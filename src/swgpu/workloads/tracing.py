@@ -222,13 +222,15 @@ class Traceback:
         return out
 
     def columns(self, queries: SequenceBatch, targets: SequenceBatch, query_index, target_index, expected,
-                strand, spaces, label: Callable[[int], str] = lambda i: f"pair {i}") -> AlignmentBatch:
+                strand, spaces, label: Callable[[int], str] = lambda i: f"pair {i}", ends=None) -> AlignmentBatch:
         """Alignments of the pairs ``(queries[query_index[k]], targets[target_index[k]])``
         as an :class:`~swgpu.align.batch.AlignmentBatch`: the query on strand
         ``strand[k]`` (0 plus, 1 minus: its reverse complement), each traced
         score checked against ``expected[k]`` (-1: unknown; ``label(k)`` names a
         pair in the error), E-values and bit scores for the search spaces
-        ``spaces`` (three arrays: query length, database residues, sequences).
+        ``spaces`` (three arrays: query length, database residues, sequences);
+        ``ends``: each pair's ``(score, end row, end column)`` where the scorer found
+        them (a tracer that takes them does not look for them again).
 
         An engine that traces pairs packed (``trace_packed``) gets them as they
         lie, with no object per pair; otherwise (and for long targets, traced on
@@ -250,7 +252,7 @@ class Traceback:
             return AlignmentBatch.from_alignments(self.all(jobs), qi, ti)
         codes, offsets, where = _oriented(queries, qi, strand)
         paths = packed(codes, offsets[where], np.diff(offsets)[where], targets.codes, targets.offsets[ti], tlen,
-                       expected)
+                       expected, **({} if ends is None else {"ends": ends}))
         batch = AlignmentBatch.from_paths(codes, offsets, targets.codes, targets.offsets, where, ti, paths.i0,
                                           paths.j0, paths.ops, paths.off, paths.best, queries.alphabet.unknown_code,
                                           strand)

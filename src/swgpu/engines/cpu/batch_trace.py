@@ -50,7 +50,7 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         # so that a machine's first run compiles each of them once, for every workload)
         q = qcodes[qstart[k]:qstart[k] + m].copy()
         t = tcodes[tstart[k]:tstart[k] + n].copy()
-        if given:  # (score, end row, end column) found before (:func:`_ends_last`)
+        if given and ends[k, 0] >= 0:  # (score, end row, end column) found before (:func:`_ends_last`, a scorer)
             score, ie, je = ends[k, 0], ends[k, 1], ends[k, 2]
         else:
             score, ie, je = sw_end(q, t, matrix, go, ge)
@@ -96,7 +96,7 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
 
 
 def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
-                 base_cells: int, threads: int = 1, end_at_last: bool = False):
+                 base_cells: int, threads: int = 1, end_at_last: bool = False, ends=None):
     """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
     target likewise): ``(best, i0, j0, i1, j1, ops, offsets, big)``, the
     alignment of pair ``k`` from ``(i0[k], j0[k])`` to ``(i1[k], j1[k])`` along
@@ -104,7 +104,9 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     target letter against a gap; empty without an alignment), ``big`` the pairs
     whose path is left to the caller (empty here; their start and end found).
     ``end_at_last``: each alignment the best that ends with a pair at its
-    target's last letter (:func:`.pairwise.sw_end_last`)."""
+    target's last letter (:func:`.pairwise.sw_end_last`). ``ends``: each pair's
+    ``(score, end row, end column)`` as :func:`.pairwise.sw_end` gives them, where
+    known (a row of -1 elsewhere): their end pass is not run again."""
     qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
     tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
     n = qlen.size
@@ -115,10 +117,14 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     ops = np.empty(int(room[-1]), np.uint8)
     m32 = np.ascontiguousarray(matrix, dtype=np.int32)
     gaps = (np.int32(gap_open), np.int32(gap_extend))
-    ends = np.zeros((n if end_at_last else 1, 3), np.int64)
+    given = end_at_last or ends is not None
+    if ends is not None and not end_at_last:
+        ends = np.ascontiguousarray(np.asarray(ends, dtype=np.int64).reshape(n, 3))
+    else:
+        ends = np.zeros((n if end_at_last else 1, 3), np.int64)
     # (codes read-only whoever passes them: one compiled version of the kernels for every workload)
     qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
-    args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(end_at_last), ends)
+    args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(given), ends)
     outs = (best, i0, j0, i1, j1, ops, room, count, big)
     threads = max(1, int(threads or os.cpu_count() or 1))
     # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some

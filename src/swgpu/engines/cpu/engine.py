@@ -68,6 +68,21 @@ class CpuPairScorer:
             return bitsliced.screen_scores_bitsliced(queries, targets, *params)
         return self._auto(queries, targets, params)
 
+    def scores_and_ends(self, batch) -> tuple[np.ndarray, np.ndarray | None]:
+        """Scores of a :class:`~swgpu.engines.bulk.PairBatch` and, from the ``auto``
+        kernels, each pair's ``(score, end row, end column)`` as the tracer's end pass
+        finds them (``int64``; -1 rows for empty pairs), else None: the traceback of a
+        screen then starts from the ends instead of finding them again."""
+        if self.kernel != "auto":
+            return self.scores(batch), None
+        from .screen import screen_scores_simd
+
+        ends = np.full((len(batch), 3), -1, dtype=np.int64)
+        out, one = screen_scores_simd(batch, None, self.match, self.mismatch, self.gap_open, self.gap_extend,
+                                      threads=self.threads, sparse_fill=SPARSE_FILL, ends=ends)
+        self.last_kernels = {"lanes": len(out) - one, "striped": one}
+        return out, ends
+
     def working_bytes(self, pairs: int, m: int, n: int) -> int:
         """Memory the kernel takes beyond the pairs themselves, for ``pairs``
         pairs of ``m`` x ``n`` letters (a lower bound)."""

@@ -103,9 +103,10 @@ PIPELINE_PAIRS = 4096
 PIPELINE_PARTS = 4
 
 
-def _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, out):
+def _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, out, ends=None):
     """``(jobs, sparse)``: the kernel arguments of each lane type's batches
-    (each with its own queue), and the pairs left to the striped kernel."""
+    (each with its own queue), and the pairs left to the striped kernel;
+    ``ends``: where each pair's end cell goes (None: not found)."""
     qcat, qoff, tcat, toff = codes
     # (codes read-only whoever made them, one strand or both: one compiled version of the kernel)
     qcat, tcat = read_only_codes(qcat), read_only_codes(tcat)
@@ -124,18 +125,26 @@ def _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, out):
         top = int(np.iinfo(dtype).max)
         queue = np.argsort(-cost, kind="stable").astype(np.int64)
         jobs.append((queue.size, (qcat, qoff, tcat, toff, pairs, queue, np.zeros(1, dtype=np.int64), mt, mm,
-                                  min(go, top), min(ge, top), -mm, np.zeros(1, dtype=dtype), out)))
+                                  min(go, top), min(ge, top), -mm, np.zeros(1, dtype=dtype), out,
+                                  _NO_ENDS if ends is None else ends, ends is not None)))
     return jobs, (np.concatenate(sparse) if sparse else np.zeros(0, dtype=np.int64))
 
 
+#: The kernel's ``ends`` when they are not wanted.
+_NO_ENDS = np.zeros((1, 3), dtype=np.int64)
+
+
 def screen_scores_simd(queries, targets, match: int, mismatch: int, gap_open: int, gap_extend: int,
-                       threads: int = 1, sparse_fill: float = 0.0) -> tuple[np.ndarray, int]:
+                       threads: int = 1, sparse_fill: float = 0.0, ends: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, int]:
     """Best local score of each pair ``(queries[i], targets[i])`` (DNA code
     arrays or strings, or a :class:`~swgpu.engines.bulk.PairBatch` and None),
     ``int32``, one pair per SIMD lane; the pairs of batches that fill less
     than ``sparse_fill`` of their cells are scored one pair per vector instead
     (striped, largest first). Returns the scores and how many pairs went that
-    way."""
+    way. ``ends`` (``int64``, a row per pair): filled with each pair's
+    ``(score, end row, end column)`` as :func:`~.pairwise.sw_end` gives them
+    (rows of an empty pair left as they are)."""
     from .jit import announce_compile
     from .screen_kernel import screen_batches
     from .threads import get_pool
@@ -158,27 +167,32 @@ def screen_scores_simd(queries, targets, match: int, mismatch: int, gap_open: in
                 concat_code_arrays(queries, targets)  # the error again, naming the pair in the whole input
                 raise
             part = out[a:b] if not whole else out
-            jobs, sparse = _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, part)
+            part_ends = None if ends is None else (ends[a:b] if not whole else ends)
+            jobs, sparse = _lane_jobs(codes, match, mismatch, gap_open, gap_extend, sparse_fill, part, part_ends)
             for items, args in jobs:
                 if pool is not None:
                     futures += [pool.submit(screen_batches, *args) for _ in range(min(threads - 1, items - 1))]
                 joins.append(args)
             if sparse.size:
-                leftovers.append((codes, sparse, part))
+                leftovers.append((codes, sparse, part, part_ends))
         for args in joins:  # this thread takes batches from every queue, in order
             screen_batches(*args)
     finally:
         for f in futures:
             f.result()
     one = 0
-    for codes, sparse, part in leftovers:
-        part[sparse] = _one_by_one(*codes, sparse, match, mismatch, gap_open, gap_extend, threads)
+    for codes, sparse, part, part_ends in leftovers:
+        got = _one_by_one(*codes, sparse, match, mismatch, gap_open, gap_extend, threads)
+        part[sparse] = got[:, 0]
+        if part_ends is not None:
+            part_ends[sparse] = got
         one += sparse.size
     return out.astype(np.int32), one
 
 
 def _one_by_one(qcat, qoff, tcat, toff, pairs, match, mismatch, gap_open, gap_extend, threads) -> np.ndarray:
-    """Scores of ``pairs`` one at a time (striped), largest first, on ``threads`` threads."""
+    """``(score, end row, end column)`` of each of ``pairs``, one at a time (striped), largest first,
+    on ``threads`` threads."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ...io.alphabet import DNA
@@ -192,7 +206,7 @@ def _one_by_one(qcat, qoff, tcat, toff, pairs, match, mismatch, gap_open, gap_ex
 
     def score(p):
         q, t = qcat[qoff[p]:qoff[p + 1]], tcat[toff[p]:toff[p + 1]]
-        return kernels.sw_end(q, t, matrix, gap_open, gap_extend)[0]
+        return kernels.sw_end(q, t, matrix, gap_open, gap_extend)
 
     todo = pairs[order].tolist()
     if threads == 1 or len(todo) == 1:
@@ -200,6 +214,6 @@ def _one_by_one(qcat, qoff, tcat, toff, pairs, match, mismatch, gap_open, gap_ex
     else:
         with ThreadPoolExecutor(min(threads, len(todo))) as pool:
             got = list(pool.map(score, todo))
-    out = np.zeros(pairs.size, dtype=np.int64)
-    out[order] = got
+    out = np.zeros((pairs.size, 3), dtype=np.int64)
+    out[order] = np.array(got, dtype=np.int64).reshape(-1, 3)
     return out

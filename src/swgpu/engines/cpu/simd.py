@@ -34,7 +34,7 @@ from .lanes import VEC_BYTES, lanes_of
 
 __all__ = ["VEC_BYTES", "lanes_of", "vload", "vstore", "vfill", "adds", "subs", "vmax", "vadd", "vsub", "vhmax",
            "any_gt", "carry_scan_signed",
-           "any_ge", "select_eq", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next", "atomic_read",
+           "any_ge", "select_eq", "select_gt", "shift_in", "carry_scan", "vlast", "vlookup", "atomic_next", "atomic_read",
            "zip_lo", "zip_hi"]
 
 class Vec(types.Type):
@@ -207,6 +207,19 @@ def select_eq(typingctx, a, b, x, y):
 
     def codegen(context, builder, sig, args):
         return builder.select(builder.icmp_unsigned("==", args[0], args[1]), args[2], args[3])
+
+    return x(a, b, x, y), codegen
+
+
+@intrinsic
+def select_gt(typingctx, a, b, x, y):
+    """Lane-wise ``x if a > b else y``."""
+    if not (isinstance(a, Vec) and a == b and isinstance(x, Vec) and x == y and a.lanes == x.lanes):
+        return None
+
+    def codegen(context, builder, sig, args):
+        cmp = builder.icmp_signed if a.dtype.signed else builder.icmp_unsigned
+        return builder.select(cmp(">", args[0], args[1]), args[2], args[3])
 
     return x(a, b, x, y), codegen
 

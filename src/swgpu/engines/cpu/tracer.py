@@ -254,7 +254,7 @@ class CpuTracer(PairTracer):
     threads = 1
 
     def trace_packed(self, qcodes, qstart, qlen, tcodes, tstart, tlen, expected=None, threads: int | None = None,
-                     end_at_last: bool = False):
+                     end_at_last: bool = False, ends=None):
         """The paths of many pairs whose codes lie end to end (see
         :meth:`swgpu.engines.cuda.traceback.CudaTracer.trace_packed`): short
         ones traced in compiled ranges on :attr:`threads` threads
@@ -262,7 +262,9 @@ class CpuTracer(PairTracer):
         larger than ``base_cells`` by the Myers-Miller passes of
         :func:`~swgpu.align.traceback.global_ops`; the alignments of
         :meth:`align`, path for path. ``expected`` is not needed; ``threads``:
-        default :attr:`threads`; ``end_at_last``: as :meth:`align_many`."""
+        default :attr:`threads`; ``end_at_last``: as :meth:`align_many`; ``ends``:
+        each pair's ``(score, end row, end column)`` where a scorer found them
+        (:meth:`~.engine.CpuPairScorer.scores_and_ends`; -1 elsewhere), not looked for again."""
         import numpy as np
 
         from ...align.batch import Paths
@@ -273,7 +275,7 @@ class CpuTracer(PairTracer):
         matrix = np.ascontiguousarray(sc.matrix.values, dtype=np.int32)
         best, i0, j0, i1, j1, ops, off, big = trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix,
                                                             sc.gap_open, sc.gap_extend, self.base_cells,
-                                                            threads or self.threads, end_at_last)
+                                                            threads or self.threads, end_at_last, ends)
         if big.size:  # their paths between the found start and end, divided first
             pieces = {}
             for k in big.tolist():

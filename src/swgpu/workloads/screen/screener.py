@@ -71,6 +71,8 @@ class ScreenResult:
     batch: AlignmentBatch | None = None
     _sources: tuple | None = field(default=None, repr=False)
     _alignments: list | None = field(default=None, repr=False)
+    #: each pair's ``(score, end row, end column)`` where the scorer found them (for the traceback), else None
+    ends: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def sources(self) -> tuple | None:
@@ -156,8 +158,9 @@ class Screener:
         return self._strand_scores(queries, targets)[0]
 
     def _strand_scores(self, queries: Seq[Sequence], targets: Seq[Sequence],
-                       scorer=None) -> tuple[np.ndarray, np.ndarray]:
-        """Scores and their strands (``"+"``/``"-"``), one bulk pass for all strands."""
+                       scorer=None, ends: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Scores and their strands (``"+"``/``"-"``), one bulk pass for all strands; with
+        ``ends``, each score's end cell where the scorer finds it (``scores_and_ends``), else None."""
         _check_counts(queries, targets)
         check_pairs(self.scoring, _lengths(queries), _lengths(targets))
         scorer = scorer or self._scorer
@@ -166,16 +169,20 @@ class Screener:
             # passes), no Sequence objects made
             qcodes, qoff = both_strands(queries.codes, queries.offsets, self._signs)
             tcodes, toff = both_strands(targets.codes, targets.offsets, ("+",) * len(self._signs))
-            raw = scorer.scores(PairBatch(qcodes, qoff, tcodes, toff))
-        else:
+            pairs = PairBatch(qcodes, qoff, tcodes, toff)
+            raw, found = scorer.scores_and_ends(pairs) if ends and hasattr(scorer, "scores_and_ends") \
+                else (scorer.scores(pairs), None)
+        else:  # (objects, from the Python API: the traceback finds the ends itself)
             qs = [q.codes if sign == "+" else q.reverse_complement().codes for sign in self._signs for q in queries]
-            raw = scorer.scores(qs, [t.codes for _ in self._signs for t in targets])
+            raw, found = scorer.scores(qs, [t.codes for _ in self._signs for t in targets]), None
         self.last_timings = scorer.last_timings
         n = len(queries)
         if len(self._signs) == 1:
-            return raw, np.full(n, self._signs[0], dtype="<U1")
+            return raw, np.full(n, self._signs[0], dtype="<U1"), found
         minus = raw[n:] > raw[:n]
-        return np.where(minus, raw[n:], raw[:n]), np.where(minus, "-", "+")
+        if found is not None:
+            found = np.where(minus[:, None], found[n:], found[:n])
+        return np.where(minus, raw[n:], raw[:n]), np.where(minus, "-", "+"), found
 
     def screen(self, queries: Seq[Sequence], targets: Seq[Sequence], threshold: int | None = None) -> ScreenResult:
         """Scores of all pairs; with ``threshold``, alignments of the pairs scoring at least it."""
@@ -191,7 +198,7 @@ class Screener:
         the pairs selected (:meth:`traced` gives their alignments). ``scorer``:
         a pair scorer of :attr:`lanes` (default the first GPU's)."""
         t0 = time.perf_counter()
-        scores, strands = self._strand_scores(queries, targets, scorer)
+        scores, strands, ends = self._strand_scores(queries, targets, scorer, ends=threshold is not None)
         self.seconds = {"score": time.perf_counter() - t0}
         if threshold is None:
             return ScreenResult(scores, strands=strands)
@@ -200,7 +207,7 @@ class Screener:
             queries = SequenceBatch.from_sequences(list(queries)) if len(queries) else _empty_batch(self.scoring)
         if not isinstance(targets, SequenceBatch):
             targets = SequenceBatch.from_sequences(list(targets)) if len(targets) else _empty_batch(self.scoring)
-        return ScreenResult(scores, selected, strands, None, (queries, targets, self.scoring))
+        return ScreenResult(scores, selected, strands, None, (queries, targets, self.scoring), ends=ends)
 
     def stream(self, parts: Iterable[tuple[Seq[Sequence], Seq[Sequence]]],
                threshold: int | None = None, render=None) -> Iterator[ScreenPart]:
@@ -296,11 +303,13 @@ class Screener:
         qlen, tlen = queries.lengths[sel], targets.lengths[sel]
         minus = result.strands[sel] == "-"
         expected = result.scores[sel]
+        ends = None if result.ends is None else result.ends[sel]
 
         def one(a: int, b: int) -> AlignmentBatch:
             part = sel[a:b]
             return trace.columns(queries, targets, part, part, expected[a:b], minus[a:b],
-                                 (qlen[a:b], tlen[a:b], np.ones(b - a, np.int64)), label=lambda k: f"pair {part[k]}")
+                                 (qlen[a:b], tlen[a:b], np.ones(b - a, np.int64)), label=lambda k: f"pair {part[k]}",
+                                 ends=None if ends is None else ends[a:b])
 
         # a tracer that traces on several threads at once (a GPU's) gets two batches of a part together:
         # the GPU's kernels of one run while the host works on the other
