@@ -76,6 +76,10 @@ class PairScorer(Protocol):
     def scores(self, queries: list[np.ndarray], targets: list[np.ndarray]) -> np.ndarray:
         """``int32`` score of each pair of code arrays."""
 
+    # Optional: ``scores_and_ends(pair_batch)`` -> (scores, ends or None): also each pair's end cell
+    # ``(score, end row, end column)`` as the tracer's end pass finds it (the CPU engine's lane kernels),
+    # which the screen hands to ``trace_packed(..., ends=...)`` so that the pass is not run again.
+
 
 @runtime_checkable
 class Tracer(Protocol):
@@ -97,7 +101,8 @@ class Tracer(Protocol):
         ``end_at_last``: each ends at its target's last letter)."""
 
     # Optional, for engines that trace many pairs per launch (the CUDA engine):
-    # ``trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, expected)``
+    # ``trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, expected)`` (and ``ends=`` where the
+    # engine's pair scorer has ``scores_and_ends``)
     # returns the paths of pairs whose codes lie end to end in two arrays
     # (``engines.cuda.traceback_passes.Paths``), which
     # ``workloads.tracing.Traceback.columns`` turns into an ``AlignmentBatch``.
