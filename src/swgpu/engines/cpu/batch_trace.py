@@ -5,9 +5,11 @@ two :class:`~swgpu.io.sequence_batch.SequenceBatch` hold them) and runs, for
 each pair inside one Numba function, the passes that
 :func:`~swgpu.align.traceback.local_align` runs one pair at a time: the end
 (:func:`.pairwise.sw_end`, or :func:`.pairwise.sw_end_last` for alignments
-that end at the target's last letter), the start (the anchored reverse pass,
-:func:`.pairwise.sw_start`, which finds the start the striped local pass
-finds from a true end cell), and the path of the box between them
+that end at the target's last letter; or the end a screen's scoring pass found),
+the start (the anchored reverse pass, :func:`.pairwise.sw_start`; for a box
+of :data:`~.tracer.SMALL_CELLS` cells or more, the 16-bit striped local pass over
+the reversed prefixes, whose first cell holding the score is the same start,
+as :meth:`.tracer.SimdKernels.sw_start` uses it), and the path of the box between them
 (:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
 cells is). The same kernels and tie rules: the same alignments, with no
 Python object per pair and the interpreter's lock released. A pair whose box
@@ -26,6 +28,7 @@ import numpy as np
 from ...io.compiled import read_only_codes
 from .jit import announce_compile
 from .pairwise import nw_path, sw_end, sw_end_last, sw_start
+from .striped import BLOCK_ROWS, PROFILE_BYTES, TILE_BYTES, _tables, striped_pass
 
 __all__ = ["trace_packed"]
 
@@ -40,7 +43,7 @@ _CELLS_PER_THREAD = 1 << 20
 
 @nb.njit(nogil=True, cache=True)
 def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, given, ends, a, b,
-           best, i0, j0, i1, j1, ops, room, count, big):  # pragma: no cover
+           best, i0, j0, i1, j1, ops, room, count, big, tables, striped):  # pragma: no cover
     for k in range(a, b):
         m = qlen[k]
         n = tlen[k]
@@ -56,7 +59,21 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
             score, ie, je = sw_end(q, t, matrix, go, ge)
         if score <= 0:
             continue
-        ri, rj = sw_start(q[:ie][::-1].copy(), t[:je][::-1].copy(), matrix, go, ge, score)
+        rq = q[:ie][::-1].copy()
+        rt = t[:je][::-1].copy()
+        ri = 0
+        rj = 0
+        # (striped: least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows)
+        if ie * je >= striped[0] and score < striped[3] and tables.shape[0] * je * 2 <= striped[5]:
+            lanes = striped[1]
+            seg = max(1, min(striped[6] // 64, -(-je // lanes)))
+            sbest, si, sj, sat = striped_pass(rq, rt, tables, lanes, seg, min(go, striped[4]), min(ge, striped[4]),
+                                              striped[2], striped[3], striped[7])
+            if not sat and sbest == score:
+                ri = si
+                rj = sj
+        if ri == 0:
+            ri, rj = sw_start(rq, rt, matrix, go, ge, score)
         if ri == 0:
             big[k] = 2  # (never: the start pass reaches the best score)
             continue
@@ -95,6 +112,21 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
         ends[k, 2] = je
 
 
+def _striped_start(matrix):
+    """The 16-bit striped pass's tables for the start passes of :func:`_trace`, and its settings:
+    (least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows). The start
+    of a box under the least cells (as the tracer's :data:`~.tracer.SMALL_CELLS`), or whose score does not fit
+    under the limit, stays with the row kernel."""
+    from .tracer import SMALL_CELLS
+
+    for dtype, tables, bias, lanes, limit, top in _tables(matrix)[1]:
+        if np.dtype(dtype).itemsize == 2:
+            return tables, np.array([SMALL_CELLS, lanes, bias, limit, top, PROFILE_BYTES, TILE_BYTES, BLOCK_ROWS],
+                                    dtype=np.int64)
+    # no 16-bit tables (matrix entries past what they hold): every start with the row kernel
+    return np.zeros((1, 32), np.uint16), np.array([-1, 32, 0, 0, 0, 0, TILE_BYTES, BLOCK_ROWS], dtype=np.int64)
+
+
 def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: int, gap_extend: int,
                  base_cells: int, threads: int = 1, end_at_last: bool = False, ends=None):
     """Best local alignments of the pairs ``k`` (query ``qcodes[qstart[k]:][:qlen[k]]``,
@@ -125,7 +157,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     # (codes read-only whoever passes them: one compiled version of the kernels for every workload)
     qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(given), ends)
-    outs = (best, i0, j0, i1, j1, ops, room, count, big)
+    outs = (best, i0, j0, i1, j1, ops, room, count, big) + _striped_start(m32)
     threads = max(1, int(threads or os.cpu_count() or 1))
     # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some
     least = 1 if int(np.dot(qlen, tlen)) >= threads * _CELLS_PER_THREAD else 64
