@@ -7,9 +7,9 @@ each pair inside one Numba function, the passes that
 (:func:`.pairwise.sw_end`, or :func:`.pairwise.sw_end_last` for alignments
 that end at the target's last letter; or the end a screen's scoring pass found),
 the start (the anchored reverse pass, :func:`.pairwise.sw_start`; for a box
-of :data:`~.tracer.SMALL_CELLS` cells or more, the 16-bit striped local pass over
-the reversed prefixes, whose first cell holding the score is the same start,
-as :meth:`.tracer.SimdKernels.sw_start` uses it), and the path of the box between them
+of :data:`~.tracer.SMALL_CELLS` cells or more from a true end cell, the 16-bit
+striped local pass over the reversed prefixes, whose first cell holding the score
+is the same start, as :meth:`.tracer.SimdKernels.sw_start` uses it), and the path of the box between them
 (:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
 cells is). The same kernels and tie rules: the same alignments, with no
 Python object per pair and the interpreter's lock released. A pair whose box
@@ -112,18 +112,20 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
         ends[k, 2] = je
 
 
-def _striped_start(matrix):
+def _striped_start(matrix, end_at_last: bool):
     """The 16-bit striped pass's tables for the start passes of :func:`_trace`, and its settings:
     (least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows). The start
     of a box under the least cells (as the tracer's :data:`~.tracer.SMALL_CELLS`), or whose score does not fit
-    under the limit, stays with the row kernel."""
+    under the limit, stays with the row kernel; so does every start of ``end_at_last`` (an end at the last
+    column need not be the first best cell, which the local pass's shortcut needs: see
+    :class:`.tracer.LastColumnKernels`)."""
     from .tracer import SMALL_CELLS
 
     for dtype, tables, bias, lanes, limit, top in _tables(matrix)[1]:
-        if np.dtype(dtype).itemsize == 2:
+        if np.dtype(dtype).itemsize == 2 and not end_at_last:
             return tables, np.array([SMALL_CELLS, lanes, bias, limit, top, PROFILE_BYTES, TILE_BYTES, BLOCK_ROWS],
                                     dtype=np.int64)
-    # no 16-bit tables (matrix entries past what they hold): every start with the row kernel
+    # (none: matrix entries past what 16-bit tables hold, or end_at_last): every start with the row kernel
     return np.zeros((1, 32), np.uint16), np.array([-1, 32, 0, 0, 0, 0, TILE_BYTES, BLOCK_ROWS], dtype=np.int64)
 
 
@@ -157,7 +159,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     # (codes read-only whoever passes them: one compiled version of the kernels for every workload)
     qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(given), ends)
-    outs = (best, i0, j0, i1, j1, ops, room, count, big) + _striped_start(m32)
+    outs = (best, i0, j0, i1, j1, ops, room, count, big) + _striped_start(m32, end_at_last)
     threads = max(1, int(threads or os.cpu_count() or 1))
     # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some
     least = 1 if int(np.dot(qlen, tlen)) >= threads * _CELLS_PER_THREAD else 64
