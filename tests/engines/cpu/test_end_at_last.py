@@ -51,3 +51,30 @@ def test_packed_end_at_last_equals_one_at_a_time(scoring, monkeypatch):
     for (q, t), a, b in zip(pairs, packed, each):
         assert a.to_dict() == b.to_dict(), (q.name, t.name)
         assert a.score == 0 or a.target_end == len(t)
+
+
+def test_packed_end_at_last_with_a_shorter_equal_alignment_elsewhere(monkeypatch):
+    """A window ending in a copy of the query with two mismatches (76 at the last letter), and holding elsewhere
+    a perfect copy of the query's last 76 letters (76 too, over fewer rows, nothing higher): the start of the
+    alignment at the last letter is the anchored pass's, not the first cell of a local pass that holds 76."""
+    import numpy as np
+
+    from swgpu import Sequence
+    from swgpu.engines.cpu.tracer import CpuTracer
+
+    monkeypatch.setattr(CpuTracer, "PACKED_CELLS", 1 << 20)  # traced packed, in one compiled pass
+    other = lambda c: "ACGT"[("ACGT".index(c) + 2) % 4]  # noqa: E731
+    rng = np.random.default_rng(0)
+    q = "".join(rng.choice(list("ACGT"), 80))
+    mutated = list(q)
+    for k in (30, 50):
+        mutated[k] = other(q[k])
+    before = list("".join(rng.choice(list("ACGT"), 60)))
+    before[-4:] = [other(c) for c in q[:4]]  # (the copy cannot grow to the left)
+    t = "".join(before) + q[4:] + "".join(rng.choice(list("ACGT"), 60)) + "".join(mutated)
+    scoring = Scoring.build("dna", match=1, mismatch=-1, gap_open=2, gap_extend=1)
+    pair = (Sequence.from_text("q", q, "dna"), Sequence.from_text("t", t, "dna"))
+    got = get_engine("cpu").tracer(scoring).align_many([pair] * 3, end_at_last=True)
+    want = last_column_alignment(*pair, scoring).to_dict()
+    assert want["score"] == 76 and want["query_start"] == 0 and want["target_end"] == len(t)
+    assert all(a.to_dict() == want for a in got)
