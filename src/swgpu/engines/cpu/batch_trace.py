@@ -121,8 +121,8 @@ def _striped_start(matrix, end_at_last: bool):
     :class:`.tracer.LastColumnKernels`)."""
     from .tracer import SMALL_CELLS
 
-    for dtype, tables, bias, lanes, limit, top in _tables(matrix)[1]:
-        if np.dtype(dtype).itemsize == 2 and not end_at_last:
+    for dtype, tables, bias, lanes, limit, top in () if end_at_last else _tables(matrix)[1]:
+        if np.dtype(dtype).itemsize == 2:
             return tables, np.array([SMALL_CELLS, lanes, bias, limit, top, PROFILE_BYTES, TILE_BYTES, BLOCK_ROWS],
                                     dtype=np.int64)
     # (none: matrix entries past what 16-bit tables hold, or end_at_last): every start with the row kernel

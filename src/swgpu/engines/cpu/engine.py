@@ -75,13 +75,9 @@ class CpuPairScorer:
         screen then starts from the ends instead of finding them again."""
         if self.kernel != "auto":
             return self.scores(batch), None
-        from .screen import screen_scores_simd
-
         ends = np.full((len(batch), 3), -1, dtype=np.int64)
-        out, one = screen_scores_simd(batch, None, self.match, self.mismatch, self.gap_open, self.gap_extend,
-                                      threads=self.threads, sparse_fill=SPARSE_FILL, ends=ends)
-        self.last_kernels = {"lanes": len(out) - one, "striped": one}
-        return out, ends
+        params = (self.match, self.mismatch, self.gap_open, self.gap_extend)
+        return self._auto(batch, None, params, ends), ends
 
     def working_bytes(self, pairs: int, m: int, n: int) -> int:
         """Memory the kernel takes beyond the pairs themselves, for ``pairs``
@@ -96,10 +92,11 @@ class CpuPairScorer:
             return self.threads * 3 * VEC_BYTES * m
         return 16 * (m + n)  # wordwise: one pair's rows at a time
 
-    def _auto(self, queries, targets, params) -> np.ndarray:
+    def _auto(self, queries, targets, params, ends=None) -> np.ndarray:
         from .screen import screen_scores_simd
 
-        out, one = screen_scores_simd(queries, targets, *params, threads=self.threads, sparse_fill=SPARSE_FILL)
+        out, one = screen_scores_simd(queries, targets, *params, threads=self.threads, sparse_fill=SPARSE_FILL,
+                                      ends=ends)
         self.last_kernels = {"lanes": len(out) - one, "striped": one}
         return out
 

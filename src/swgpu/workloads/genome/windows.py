@@ -69,7 +69,9 @@ def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tup
     for (q, sign, col, score), r in zip(ends, records):
         lo = starts[r]
         key = (len(q), score)
-        span = spans[key] if key in spans else spans.setdefault(key, span_of(*key))
+        if key not in spans:
+            spans[key] = span_of(*key)
+        span = spans[key]
         start = lo if span is None else max(lo, col - span + 1)
         rec = genome[r]
         window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
