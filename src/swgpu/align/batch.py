@@ -48,13 +48,17 @@ class Paths:
     """What an engine's batched traceback gives, one entry per pair: ``best``
     (0: no alignment), the start ``(i0, j0)``, and the path
     ``ops[off[k]:off[k + 1]]`` (0 pair, 1 query residue vs gap, 2 target
-    residue vs gap); :meth:`AlignmentBatch.from_paths` makes the alignments."""
+    residue vs gap); :meth:`AlignmentBatch.from_paths` makes the alignments.
+    ``runs``: the paths' CIGAR runs and counts as :func:`~swgpu.align.runs.path_runs`
+    gives them, where the engine made them beside the paths (a GPU's tracer,
+    on the device: ``ops`` is then empty, not copied back), else None."""
 
     best: np.ndarray
     i0: np.ndarray
     j0: np.ndarray
     ops: np.ndarray
     off: np.ndarray
+    runs: tuple | None = None
 
 
 @dataclass(eq=False)
@@ -108,14 +112,15 @@ class AlignmentBatch:
     @classmethod
     def from_paths(cls, qcodes: np.ndarray, qoffsets, tcodes: np.ndarray, toffsets, query_index, target_index,
                    query_start, target_start, ops: np.ndarray, offsets, scores, unknown: int,
-                   strand=None) -> "AlignmentBatch":
+                   strand=None, runs: tuple | None = None) -> "AlignmentBatch":
         """Alignment ``k`` of query ``query_index[k]`` (codes
         ``qcodes[qoffsets[i]:qoffsets[i + 1]]``, reverse-complemented already on
         the minus strand) against target ``target_index[k]`` starts at
         ``(query_start[k], target_start[k])`` and follows the path
         ``ops[offsets[k]:offsets[k + 1]]`` (0 a pair, 1 a query residue against
         a gap, 2 a target residue against a gap), scoring ``scores[k]``. A pair
-        of equal codes is ``=`` unless it is the alphabet's ``unknown`` letter."""
+        of equal codes is ``=`` unless it is the alphabet's ``unknown`` letter.
+        ``runs``: the paths' runs and counts made already (:attr:`Paths.runs`; ``ops`` unused)."""
         from .runs import path_runs
 
         qi = np.asarray(query_index, dtype=np.int64)
@@ -123,8 +128,10 @@ class AlignmentBatch:
         qoffsets, toffsets = np.asarray(qoffsets, dtype=np.int64), np.asarray(toffsets, dtype=np.int64)
         qs, ts = np.asarray(query_start, dtype=np.int64), np.asarray(target_start, dtype=np.int64)
         off = np.asarray(offsets, dtype=np.int64)
-        runs, counts = path_runs(np.asarray(ops, dtype=np.uint8), off, qcodes, qoffsets[qi] + qs, tcodes,
-                                 toffsets[ti] + ts, int(unknown))
+        if runs is None:
+            runs = path_runs(np.asarray(ops, dtype=np.uint8), off, qcodes, qoffsets[qi] + qs, tcodes,
+                             toffsets[ti] + ts, int(unknown))
+        runs, counts = runs
         run_length, run_op, run_offset = runs
         matches, mismatches, gaps, gap_opens, q_used, t_used = counts
         n = qi.size

@@ -255,7 +255,7 @@ class Traceback:
                        expected, **({} if ends is None else {"ends": ends}))
         batch = AlignmentBatch.from_paths(codes, offsets, targets.codes, targets.offsets, where, ti, paths.i0,
                                           paths.j0, paths.ops, paths.off, paths.best, queries.alphabet.unknown_code,
-                                          strand)
+                                          strand, runs=paths.runs)
         batch.query_index = qi
         wrong = np.flatnonzero((expected >= 0) & (batch.score != expected))
         if wrong.size:

@@ -215,3 +215,64 @@ def test_tall_shape_proteins(monkeypatch, blocks):
         t = "".join(rng.choice(letters, int(rng.integers(1, 900)))) + q[: m // 2] + "".join(rng.choice(letters, 40))
         pairs.append((Sequence.from_text(f"q{i}", q, "protein"), Sequence.from_text(f"t{i}", t, "protein")))
     _same(pairs, Scoring.default("protein"), base_cells=1_000)
+
+
+def _packed(seqs):
+    codes = np.concatenate([s.codes for s in seqs] or [np.zeros(0, np.uint8)])
+    lens = np.array([len(s.text) for s in seqs], dtype=np.int64)
+    return codes, np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64), lens
+
+
+@pytest.mark.parametrize("kind", ["dna", "protein"])
+def test_runs_made_on_the_gpu_equal_the_host_pass(kind):
+    """The CIGAR runs and counts the GPU makes beside the paths (every path one base
+    piece) equal the host pass over the CPU engine's paths: N/X letters, empty
+    sequences, pairs without an alignment, identical and all-mismatch pairs."""
+    from swgpu.align.runs import path_runs
+
+    rng = np.random.default_rng(11)
+    scoring = Scoring.default(kind)
+    letters = list("ACGTN") if kind == "dna" else list("ARNDCQEGHILKMFPSTWYVX")
+
+    def seq(name, n, text=None):
+        return Sequence.from_text(name, text if text is not None else "".join(rng.choice(letters, n)), kind)
+
+    qs, ts = [], []
+    for i in range(500):
+        q = seq(f"q{i}", int(rng.integers(0, 120)))
+        t = seq(f"t{i}", int(rng.integers(0, 200)))
+        if i % 2 and len(q.text) > 4:  # a mutated copy inside the target
+            s = list(q.text)
+            for _ in range(len(s) // 8):
+                s[int(rng.integers(len(s)))] = letters[int(rng.integers(len(letters)))]
+            t = seq(f"t{i}", 0, t.text[:30] + "".join(s) + t.text[30:])
+        qs.append(q)
+        ts.append(t)
+    qs += [seq("same", 0, "A" * 90), seq("none", 0, "A" * 20), seq("n", 0, "N" * 30 if kind == "dna" else "X" * 30)]
+    ts += [seq("same", 0, "A" * 90), seq("none", 0, "C" * 20), seq("n", 0, "N" * 30 if kind == "dna" else "X" * 30)]
+    qc, qstart, qlen = _packed(qs)
+    tc, tstart, tlen = _packed(ts)
+    gpu = get_engine("cuda").tracer(scoring).trace_packed(qc, qstart, qlen, tc, tstart, tlen)
+    cpu = get_engine("cpu").tracer(scoring).trace_packed(qc, qstart, qlen, tc, tstart, tlen)
+    assert gpu.runs is not None and gpu.ops.size == 0
+    assert gpu.best.tolist() == cpu.best.tolist() and gpu.i0.tolist() == cpu.i0.tolist()
+    assert gpu.j0.tolist() == cpu.j0.tolist() and gpu.off.tolist() == cpu.off.tolist()
+    want = path_runs(cpu.ops, cpu.off, qc, qstart + cpu.i0, tc, tstart + cpu.j0, scoring.alphabet.unknown_code)
+    (gl, gop, goff), gcounts = gpu.runs
+    (wl, wop, woff), wcounts = want
+    assert gl.tolist() == wl.tolist() and bytes(gop) == bytes(wop) and goff.tolist() == woff.tolist()
+    assert [c.tolist() for c in gcounts] == [c.tolist() for c in wcounts]
+
+
+def test_runs_left_to_the_host_where_a_path_has_pieces():
+    """A batch with a box larger than the base piece keeps its paths (the host makes the runs)."""
+    rng = np.random.default_rng(3)
+    scoring = Scoring.default("dna")
+    q = _dna(rng, "q", 400)
+    pairs = [(q, _dna(rng, "t", 0, q.text)), (_dna(rng, "a", 50), _dna(rng, "b", 60))]
+    tracer = get_engine("cuda").tracer(scoring)
+    tracer.base_cells = 1024
+    qc, qstart, qlen = _packed([p[0] for p in pairs])
+    tc, tstart, tlen = _packed([p[1] for p in pairs])
+    got = tracer.trace_packed(qc, qstart, qlen, tc, tstart, tlen)
+    assert got.runs is None and got.ops.size == int(got.off[-1]) > 400

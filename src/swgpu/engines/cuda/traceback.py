@@ -23,11 +23,14 @@ from ...align.alignment import Alignment
 from ...align.assembly import alignments_from_paths
 from ...align.traceback import BASE_CELLS, check_pair
 from ...io.sequence import Sequence
+from ...io.writers.rows import use_device
 from ...scoring import Scoring
 from . import runtime
 from .staging import stager
+from .text_rows import DeviceText
 from .traceback_kernels import part_jobs
-from .traceback_passes import Paths, TracebackPasses, offsets
+from .traceback_passes import Paths, TracebackPasses
+from .traceback_runs import offsets, spread_runs
 
 __all__ = ["CudaTracer"]
 
@@ -56,6 +59,7 @@ class CudaTracer:
             self._matrix = self._cp.asarray(m.ravel())
         self._local = threading.local()  # each thread's passes: their own streams
         runtime.prefetch(part_jobs(), self.device_id)  # compiled while the scores are made, side by side
+        use_device(DeviceText(self.device_id))  # the alignments' lines of small batches made on this GPU too
 
     def check(self, query: Sequence, target: Sequence) -> None:
         check_pair(self.scoring, query, target)
@@ -81,7 +85,9 @@ class CudaTracer:
         likewise; ``expected``: each pair's best score where known (an
         ``int64`` array, -1 elsewhere). Both arrays go to the GPU in one copy
         each; the paths come back packed (:class:`Paths`: best 0 and an empty
-        path for a pair without an alignment, or with an empty sequence)."""
+        path for a pair without an alignment, or with an empty sequence) --
+        as their CIGAR runs and counts only (``runs``) where every path is one
+        base piece of the traceback (:mod:`.traceback_runs`)."""
         qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
         tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
         n = qlen.size
@@ -102,13 +108,15 @@ class CudaTracer:
             stream = cp.cuda.get_current_stream()  # (the passes start after the current stream's work)
             stager(cp).upload([(qcodes, A[:qcodes.size]), (tcodes, B[:tcodes.size])], stream).finish()
             exp = None if expected is None else np.asarray(expected, np.int64)[live]
-            got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp)
+            got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp,
+                                      unknown=self.scoring.alphabet.unknown_code)
         if live.size == n:
             return got
         out.best[live], out.i0[live], out.j0[live] = got.best, got.i0, got.j0
         counts = np.zeros(n, np.int64)
         counts[live] = np.diff(got.off)
         out.off, out.ops = offsets(counts), got.ops
+        out.runs = None if got.runs is None else spread_runs(got.runs, live, n)
         return out
 
     def align_many(self, pairs, executor=None, expected=None, end_at_last: bool = False) -> list[Alignment]:

@@ -16,7 +16,8 @@ __all__ = ["KERNEL_FILE", "PARTS", "Kernels", "part_jobs"]
 KERNEL_FILE = "sw_traceback.cu"
 #: The kernels of each part of ``KERNEL_FILE`` (its ``TW_PART`` option).
 PARTS = {1: ("tw_sw_end_1", "tw_sw_end_8"), 2: ("tw_sw_start_1", "tw_sw_start_8"),
-         3: ("tw_nw_last_1", "tw_nw_last_8", "tw_split"), 4: ("tw_nw_path_1", "tw_nw_path_8", "tw_forward_ops"),
+         3: ("tw_nw_last_1", "tw_nw_last_8", "tw_split"),
+         4: ("tw_nw_path_1", "tw_nw_path_8", "tw_forward_ops", "tw_path_runs_count", "tw_path_runs_fill"),
          5: ("tw_sw_end_T",), 6: ("tw_sw_start_T",), 7: ("tw_nw_last_T",)}
 _PART_OF = {name: part for part, names in PARTS.items() for name in names}
 

@@ -15,7 +15,8 @@ CPU engine's :func:`~swgpu.align.traceback.local_align`, batched over pairs:
    crossing is inside a vertical gap); pieces of at most ``base_cells`` cells are
    solved by ``tw_nw_path`` (4-bit directions, walked back on the GPU), and
    ``tw_forward_ops`` turns each piece's path forwards and packs them end to
-   end, so that only the paths are copied to the host.
+   end, so that only the paths are copied to the host -- or, when every path
+   is one piece, only their CIGAR runs (:mod:`.traceback_runs`).
 
 Large problems of the end, start and half passes run in the tall shape
 (``kernels/sw_traceback_tall.cuh``), on the columns that a path of their
@@ -36,8 +37,9 @@ import numpy as np
 from ...align.batch import Paths
 from . import runtime
 from .traceback_kernels import Kernels
+from .traceback_runs import joined_runs, offsets, path_runs, spread_runs
 
-__all__ = ["TracebackPasses", "Paths", "offsets"]
+__all__ = ["TracebackPasses", "Paths"]
 
 WARPS = 8  # warps of a block (kernels/sw_traceback.cu: TW_WARPS)
 FIELDS = 10
@@ -76,13 +78,6 @@ def _batches(sizes, budget: int):
         stop = max(stop, start + 1)
         yield start, stop
         start = stop
-
-
-def offsets(sizes) -> np.ndarray:
-    """``[0, s0, s0 + s1, ...]`` as int64."""
-    off = np.zeros(len(sizes) + 1, dtype=np.int64)
-    np.cumsum(np.asarray(sizes, dtype=np.int64), out=off[1:])
-    return off
 
 
 def _tall(desc: np.ndarray) -> np.ndarray:
@@ -265,10 +260,14 @@ class TracebackPasses:
         return self.trace_packed(self.cp.asarray(np.concatenate(queries)), offsets(qlen)[:-1], qlen,
                                  self.cp.asarray(np.concatenate(targets)), offsets(tlen)[:-1], tlen, exp, end_at_last)
 
-    def trace_packed(self, A, qstart, qlen, B, tstart, tlen, expected=None, end_at_last: bool = False) -> Paths:
+    def trace_packed(self, A, qstart, qlen, B, tstart, tlen, expected=None, end_at_last: bool = False,
+                     unknown: int | None = None) -> Paths:
         """:meth:`trace` of pairs whose codes lie on the device already: query ``k``
         is ``A[qstart[k]:qstart[k] + qlen[k]]``, target ``k`` likewise in ``B``
-        (none empty); ``expected``: an ``int64`` array, -1 where unknown."""
+        (none empty); ``expected``: an ``int64`` array, -1 where unknown.
+        ``unknown``: the alphabet's unknown code; given, the paths' CIGAR runs and
+        counts are made on the device where every path is one base piece
+        (:attr:`Paths.runs`, the paths not copied back)."""
         n = int(np.asarray(qlen).size)
         qoff, toff = np.asarray(qstart, dtype=np.int64), np.asarray(tstart, dtype=np.int64)
         qlen, tlen = np.asarray(qlen, dtype=np.int64), np.asarray(tlen, dtype=np.int64)
@@ -300,23 +299,30 @@ class TracebackPasses:
         if np.any(starts[:, 0] == 0):
             raise RuntimeError("start pass did not reach the best score; this is a bug")
         i0, j0 = ie - starts[:, 0], je - starts[:, 1]
-        ops, off = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je, best)
         out.i0[live], out.j0[live] = i0, j0
+        made = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je, best, unknown)
         counts = np.zeros(n, np.int64)
-        counts[live] = np.diff(off)
-        out.off = offsets(counts)
-        out.ops = ops
+        if isinstance(made, Paths):  # the runs, made on the device (none for a pair without an alignment)
+            counts[live] = np.diff(made.off)
+            out.off, out.runs = offsets(counts), spread_runs(made.runs, live, n)
+            return out
+        counts[live] = np.diff(made[1])
+        out.off, out.ops = offsets(counts), made[0]
         return out
 
     # ------------------------------------------------- Myers-Miller on the GPU
-    def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1, score) -> tuple[np.ndarray, np.ndarray]:
+    def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1, score, unknown: int | None = None):
         """Op codes of the optimal global path of each box (concatenated, and
         their offsets), as the CPU's ``global_ops``; ``score``: each box's
         optimal score (the local alignment's), which bounds the columns of
-        its passes."""
+        its passes. ``unknown`` given and every box one base piece: the paths'
+        runs instead (a :class:`Paths` holding ``off`` and ``runs`` only)."""
         go, ge = self.go, self.ge
         m, w = a1 - a0, b1 - b0
         big = (m > 1) & (w > 1) & (m * w > self.base_cells)
+        if unknown is not None and not big.any():
+            return self._base_paths(A, B, qbase, tbase, a0, a1, b0, b1, np.full(m.size, go, np.int64),
+                                    np.full(m.size, go, np.int64), unknown=unknown)
         # pieces of each big box in path order: a tuple (a0, a1, b0, b1, lead, tail, bound) or an op array;
         # bound: at most the piece's optimal score
         todo = {int(k): [(int(a0[k]), int(a1[k]), int(b0[k]), int(b1[k]), go, go, int(score[k]))]
@@ -404,9 +410,11 @@ class TracebackPasses:
             cuts[a:b] = res.get().reshape(b - a, 4)
         return [tuple(int(x) for x in c) for c in cuts]
 
-    def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail) -> tuple[np.ndarray, np.ndarray]:
+    def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail, unknown: int | None = None):
         """``tw_nw_path`` over pieces of at most ``base_cells`` cells (or one row
-        / column; none empty): their op codes in order, concatenated, and offsets."""
+        / column; none empty): their op codes in order, concatenated, and offsets;
+        with ``unknown``, the pieces being whole paths, their runs instead
+        (:func:`~.traceback_runs.path_runs`, a :class:`Paths` of ``off`` and ``runs``)."""
         cp = self.cp
         m, n = s1 - s0, t1 - t0
         P = m.size
@@ -430,7 +438,10 @@ class TracebackPasses:
             path = cp.empty(max(int(noff[-1]), 1), dtype=np.uint8)
             self._launch("tw_forward_ops", b - a, (ops, cp.asarray(ooff[:-1]), cp.asarray(noff[:-1]),
                                                    cp.asarray(c.astype(np.int32)), np.int32(b - a), path))
-            chunks.append((path[:int(noff[-1])].get(), c))
-        if not chunks:
-            return np.zeros(0, np.uint8), np.zeros(1, np.int64)
-        return np.concatenate([o for o, _ in chunks]), offsets(np.concatenate([c for _, c in chunks]))
+            chunks.append((path[:int(noff[-1])].get() if unknown is None else
+                           path_runs(cp, self._k, path, noff, c, A, B, qbase[a:b] + s0[a:b], tbase[a:b] + t0[a:b],
+                                     unknown), c))
+        counts = np.concatenate([c for _, c in chunks] or [np.zeros(0, np.int64)])
+        if unknown is not None:
+            return joined_runs([r for r, _ in chunks], counts)
+        return np.concatenate([o for o, _ in chunks] or [np.zeros(0, np.uint8)]), offsets(counts)

@@ -26,7 +26,7 @@ from ..compiled import read_only, worth
 from .blast6 import BLAST6_COLUMNS, _percent
 from .common import format_bitscores, format_evalues
 from . import arrays as A
-from .rows import Rows, Texts
+from .rows import Rows, Texts, small_lines
 from ..texts import reversed_segments
 from .sam import evalue_tag
 
@@ -45,7 +45,7 @@ def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Te
     left = zero if left is None else np.asarray(left, dtype=np.int64)
     right = zero if right is None else np.asarray(right, dtype=np.int64)
     if not worth(n):
-        return Texts(*A.cigar_column(batch.run_length, batch.run_op, first, last, left, right, ord(clip)))
+        return Texts(*small_lines().cigar_column(batch.run_length, batch.run_op, first, last, left, right, ord(clip)))
     from .. import kernels as K
 
     sizes = np.empty(n, dtype=np.int64)

@@ -26,9 +26,29 @@ from ..compiled import read_only, worth
 from ..ranges import ranges, run_ranges
 from ..texts import Texts
 
-__all__ = ["Texts", "Rows"]
+__all__ = ["Texts", "Rows", "use_device", "small_lines"]
 
 _POOLS = 4  # byte pools of one render (a fixed count: one compiled kernel)
+_device = None  # what makes the lines of batches too small for the compiled kernels, where not the array passes
+
+
+def use_device(renderer) -> None:
+    """Make the lines of batches below :data:`~swgpu.io.compiled.COMPILED_RECORDS`
+    with ``renderer`` -- an object with the ``render_rows`` and ``cigar_column`` of
+    :mod:`.arrays`, same arguments and bytes (a GPU engine's, once it traces
+    alignments) -- instead of the array passes; ``None``: the array passes again."""
+    global _device
+    _device = renderer
+
+
+def small_lines():
+    """What makes the lines of a batch too small for the compiled kernels: the
+    renderer of :func:`use_device`, else the array passes (:mod:`.arrays`)."""
+    if _device is not None:
+        return _device
+    from . import arrays
+
+    return arrays
 
 
 class Rows:
@@ -84,10 +104,8 @@ class Rows:
         """:meth:`render` as a ``uint8`` array (no copy into ``bytes``: write it as it is)."""
         if self.n == 0:
             return np.zeros(0, dtype=np.uint8)
-        if not worth(self.n):  # array operations: no Numba to load for a few lines
-            from .arrays import render_rows
-
-            return render_rows(self.n, self._kinds, self._args, self._ints, self._starts, self._ends,
+        if not worth(self.n):  # array operations (or a GPU's): no Numba to load for a few lines
+            return small_lines().render_rows(self.n, self._kinds, self._args, self._ints, self._starts, self._ends,
                                self._pool_of, self._pools, b"".join(self._consts),
                                np.cumsum([0] + [len(c) for c in self._consts]))
         from .. import kernels as K

@@ -422,6 +422,76 @@ tw_forward_ops(const unsigned char* __restrict__ ops, const long long* __restric
     unsigned char* dst = out + to[p];
     for (int t = threadIdx.x & 31; t < c; t += 32) dst[t] = src[-t];
 }
+
+// The CIGAR runs of whole paths (forwards, end to end: path p is count[p] ops
+// at ops + from[p]), as swgpu.align.runs.path_runs makes them: each column's
+// letter ('=' for equal codes that are not `unknown`, 'X', 'I' for op 1, 'D'
+// for op 2), runs of equal letters. One thread a path, walking it from the
+// codes A[qpos[p]] and B[tpos[p]]. Without `roff` (count pass): the path's
+// runs, matches, mismatches, gap columns, gap opens (runs of I or D) and
+// letters used of each sequence, at stats[f * nprob + p]; with it (fill pass):
+// run p's lengths and letters from roff[p] on.
+template <bool FILL>
+__device__ __forceinline__ void tw_path_runs(const unsigned char* __restrict__ ops, const long long* __restrict__ from,
+                                             const int* __restrict__ count, const unsigned char* __restrict__ A,
+                                             const unsigned char* __restrict__ B, const long long* __restrict__ qpos,
+                                             const long long* __restrict__ tpos, const int unknown, const int nprob,
+                                             long long* __restrict__ stats, const long long* __restrict__ roff,
+                                             int* __restrict__ run_len, unsigned char* __restrict__ run_op)
+{
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= nprob) return;
+    const unsigned char* path = ops + from[p];
+    const int c = count[p];
+    long long i = qpos[p], j = tpos[p];
+    long long r = FILL ? roff[p] : 0;
+    long long runs = 0, m = 0, x = 0, gaps = 0, opens = 0;
+    int prev = 0, len = 0;
+    for (int k = 0; k < c; ++k) {
+        const unsigned char o = path[k];
+        int letter;
+        if (o == 0) {
+            const unsigned char a = A[i++], b = B[j++];
+            if (a == b && a != unknown) { letter = '='; ++m; } else { letter = 'X'; ++x; }
+        } else if (o == 1) {
+            letter = 'I'; ++i; ++gaps;
+        } else {
+            letter = 'D'; ++j; ++gaps;
+        }
+        if (letter == prev) {
+            ++len;
+            continue;
+        }
+        if (FILL && runs) { run_len[r] = len; run_op[r] = (unsigned char)prev; ++r; }
+        if (letter == 'I' || letter == 'D') ++opens;
+        ++runs;
+        prev = letter;
+        len = 1;
+    }
+    if (FILL) {
+        if (runs) { run_len[r] = len; run_op[r] = (unsigned char)prev; }
+        return;
+    }
+    stats[p] = runs;
+    stats[nprob + p] = m;
+    stats[2 * nprob + p] = x;
+    stats[3 * nprob + p] = gaps;
+    stats[4 * nprob + p] = opens;
+    stats[5 * nprob + p] = i - qpos[p];
+    stats[6 * nprob + p] = j - tpos[p];
+}
+
+#define TW_RUNS_ARGS                                                                                             \
+    const unsigned char *__restrict__ ops, const long long *__restrict__ from, const int *__restrict__ count,   \
+        const unsigned char *__restrict__ A, const unsigned char *__restrict__ B,                               \
+        const long long *__restrict__ qpos, const long long *__restrict__ tpos, const int unknown, const int nprob
+extern "C" __global__ void __launch_bounds__(256)
+tw_path_runs_count(TW_RUNS_ARGS, long long* __restrict__ stats)
+{ tw_path_runs<false>(ops, from, count, A, B, qpos, tpos, unknown, nprob, stats, nullptr, nullptr, nullptr); }
+extern "C" __global__ void __launch_bounds__(256)
+tw_path_runs_fill(TW_RUNS_ARGS, const long long* __restrict__ roff, int* __restrict__ run_len,
+                  unsigned char* __restrict__ run_op)
+{ tw_path_runs<true>(ops, from, count, A, B, qpos, tpos, unknown, nprob, nullptr, roff, run_len, run_op); }
 #endif
 
 #define TW_END_KERNEL(NW)                                                                                      \
