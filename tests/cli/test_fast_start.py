@@ -66,6 +66,30 @@ def test_preload_scan_loads_the_compiled_scan_on_a_thread():
     assert out.strip() == "True"
 
 
+def test_wait_preload_waits_for_the_load_and_never_for_itself(monkeypatch):
+    """What CuPy's import waits for (engines.cuda.runtime): a load under way on another thread; none, or the
+    loading thread itself, returns at once."""
+    import threading
+
+    from swgpu.io import compiled
+
+    monkeypatch.setattr(compiled, "_preloading", None)
+    compiled.wait_preload()  # (none under way)
+    release, done, inner = threading.Event(), [], []
+
+    def load():
+        inner.append(compiled.wait_preload())  # (from the loading thread itself: no wait on itself)
+        release.wait(5)
+        done.append(True)
+
+    thread = threading.Thread(target=load)
+    monkeypatch.setattr(compiled, "_preloading", thread)
+    thread.start()
+    threading.Timer(0.05, release.set).start()
+    compiled.wait_preload()
+    assert done == [True] and inner == [None]
+
+
 def test_compiling_is_said_once_at_a_terminal(monkeypatch, capsys):
     """What a first run on a machine says while it compiles (Numba's kernels, or a GPU's with NVRTC)."""
     from swgpu.io import compiled

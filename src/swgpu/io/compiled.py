@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "read_only", "read_only_codes", "preload_scan",
-           "load_scan", "load_numba", "announce_compile", "announce_compiling", "will_compile"]
+           "wait_preload", "load_scan", "load_numba", "announce_compile", "announce_compiling", "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
@@ -73,6 +73,15 @@ def preload_scan() -> None:
 
     _preloading = threading.Thread(target=load, name="swgpu-numba", daemon=True)
     _preloading.start()
+
+
+def wait_preload() -> None:
+    """Wait for :func:`preload_scan`'s load, if one is under way (from another thread)."""
+    import threading
+
+    thread = _preloading
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
 
 
 def load_scan() -> None:
