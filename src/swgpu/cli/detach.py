@@ -30,7 +30,7 @@ import os
 import signal
 import sys
 
-__all__ = ["report", "split", "wanted"]
+__all__ = ["report", "split", "wanted", "nvidia_driver"]
 
 _GPU_COMMANDS = frozenset({"search", "screen", "scan", "align"})
 _SI_KERNEL = 0x80  # si_code of a signal the kernel sent (a terminal's Ctrl-C), not kill()
@@ -60,6 +60,11 @@ def wanted(argv: list[str], environ=os.environ) -> bool:
     for k, a in enumerate(argv):
         if a == "--device=cpu" or (a == "--device" and argv[k + 1:k + 2] == ["cpu"]):
             return False
+    return nvidia_driver()
+
+
+def nvidia_driver() -> bool:
+    """Whether this machine has an NVIDIA driver's device file (a GPU may be used; nothing is loaded to know)."""
     return os.path.exists("/dev/nvidiactl")
 
 

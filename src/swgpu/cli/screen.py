@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
 from .batches import write_parts
+from . import detach
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
                       resolve_output)
@@ -76,10 +77,19 @@ def _check_table_output(args) -> None:
 
 #: Pairs of a part: read, scored, traced and written together, while the next part is read, scored and traced.
 PART = 1 << 17
+#: Pairs of a part on the CPU: its scoring and tracing take the same cores, so smaller parts keep them both
+#: busy from the start to the end (200,000 pairs with SAM on 2 cores: 3.58 s against 4.07 s with PART).
+CPU_PART = 1 << 15
+
+
+def _part(args) -> int:
+    """Pairs of a part: :data:`CPU_PART` on the CPU (``cpu``, or ``auto`` with no NVIDIA driver), else :data:`PART`."""
+    cpu = args.device == "cpu" or (args.device in (None, "auto") and not detach.nvidia_driver())
+    return CPU_PART if cpu else PART
 
 
 def _read_parts(args):
-    """The pairs, in parts of :data:`PART` pairs (a pairs TSV: one part)."""
+    """The pairs, in parts of :func:`_part` pairs (a pairs TSV: one part)."""
     from ..io.pairs import pair_file_parts, read_pairs
 
     if args.pairs and (args.query or args.target):
@@ -87,7 +97,7 @@ def _read_parts(args):
     if args.pairs:
         return (part for part in [read_pairs(args.pairs, expect="dna")])
     if args.query and args.target:
-        return pair_file_parts(args.query, args.target, PART, expect="dna", ahead=_blocks_ahead(args))
+        return pair_file_parts(args.query, args.target, _part(args), expect="dna", ahead=_blocks_ahead(args))
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 

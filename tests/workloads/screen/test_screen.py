@@ -220,3 +220,35 @@ def test_a_concurrent_tracer_gets_two_batches_of_a_part_at_once(monkeypatch):
     assert len(want.alignments) == len(got.alignments) == 120
     assert [(a.query, a.target, a.cigar, a.score) for a in got.alignments] == \
         [(a.query, a.target, a.cigar, a.score) for a in want.alignments]
+
+
+def test_one_cpu_thread_scores_and_traces_the_parts_one_after_the_other():
+    """``threads=1`` on the CPU: a part's tracing runs on the scoring's one thread (no second
+    worker beside it), and the parts' alignments are those of two threads."""
+    import threading
+
+    from swgpu.io.sequence_batch import SequenceBatch
+
+    rng = np.random.default_rng(2)
+    scoring = Scoring.default("dna")
+
+    def part(k):
+        qs = [Sequence.from_text(f"q{k}_{i}", "".join(rng.choice(list("ACGT"), 40)), "dna") for i in range(30)]
+        ts = [Sequence.from_text(f"t{k}_{i}", "AC" + q.text[3:] + "GT", "dna") for i, q in enumerate(qs)]
+        return SequenceBatch.from_sequences(qs), SequenceBatch.from_sequences(ts)
+
+    parts = [part(k) for k in range(4)]
+    seen = []
+
+    def cigars(threads):
+        got = []
+        for p in Screener(scoring, device="cpu", threads=threads).stream(iter(parts), 10):
+            seen.append({t.name.split("_")[0] for t in threading.enumerate()})
+            got.append((p.first, p.batch.cigars(), p.result.scores.tolist()))
+        return got
+
+    one = cigars(1)
+    assert not any("swgpu-part" in names for names in seen)
+    seen.clear()
+    assert one == cigars(2)
+    assert any("swgpu-part" in names for names in seen)  # (two threads: the tracing beside the scoring)

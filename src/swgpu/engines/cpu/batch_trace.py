@@ -11,7 +11,8 @@ of :data:`~.tracer.SMALL_CELLS` cells or more from a true end cell, the 16-bit
 striped local pass over the reversed prefixes, whose first cell holding the score
 is the same start, as :meth:`.tracer.SimdKernels.sw_start` uses it), and the path of the box between them
 (:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
-cells is). The same kernels and tie rules: the same alignments, with no
+cells is; boxes of :data:`LANE_LEAST` to :data:`~.path_lanes.LANE_CELLS` cells
+:data:`~.path_lanes.LANES` at a time, a SIMD lane each: :mod:`.path_lanes`). The same kernels and tie rules: the same alignments, with no
 Python object per pair and the interpreter's lock released. A pair whose box
 is larger than ``base_cells`` (divided by Myers-Miller first) is left to the
 caller (``big``).
@@ -28,6 +29,7 @@ import numpy as np
 from ...io.compiled import read_only_codes
 from .jit import announce_compile
 from .pairwise import nw_path, sw_end, sw_end_last, sw_start
+from .path_lanes import LANE_CELLS, LANES, nw_paths_lanes
 from .striped import BLOCK_ROWS, PROFILE_BYTES, TILE_BYTES, _tables, striped_pass
 
 __all__ = ["trace_packed"]
@@ -39,11 +41,22 @@ _PAIRS_PER_RANGE = 2048
 _RANGES_PER_THREAD = 16
 #: DP cells a thread of a call should have before a range holds fewer than 64 pairs.
 _CELLS_PER_THREAD = 1 << 20
+#: Boxes of fewer cells take the one-box path pass (a lane padded to a group's largest box would cost more).
+LANE_LEAST = 1024
 
 
 @nb.njit(nogil=True, cache=True)
 def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cells, given, ends, a, b,
            best, i0, j0, i1, j1, ops, room, count, big, tables, striped):  # pragma: no cover
+    # boxes whose paths are made together, a SIMD lane each (path_lanes): their pairs, starts, sizes, rooms
+    lk = np.empty(LANES, np.int64)
+    lq = np.empty(LANES, np.int64)
+    lm = np.empty(LANES, np.int64)
+    lt = np.empty(LANES, np.int64)
+    ln = np.empty(LANES, np.int64)
+    lat = np.empty(LANES, np.int64)
+    lgot = np.empty(LANES, np.int64)
+    waiting = 0
     for k in range(a, b):
         m = qlen[k]
         n = tlen[k]
@@ -89,11 +102,39 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         if rows > 1 and cols > 1 and rows * cols > base_cells:
             big[k] = 1
             continue
-        path, _ = nw_path(q[s0:ie], t[u0:je], matrix, go, ge, go, go)
-        at = room[k]
-        for c in range(path.shape[0]):
-            ops[at + c] = path[c]
-        count[k] = path.shape[0]
+        if LANE_LEAST <= rows * cols <= LANE_CELLS:
+            lk[waiting] = k
+            lq[waiting] = qstart[k] + s0
+            lm[waiting] = rows
+            lt[waiting] = tstart[k] + u0
+            ln[waiting] = cols
+            lat[waiting] = room[k]
+            waiting += 1
+            if waiting == LANES:
+                nw_paths_lanes(qcodes, lq, lm, tcodes, lt, ln, waiting, matrix, go, ge, go, go, ops, lat, lgot)
+                for w in range(waiting):
+                    count[lk[w]] = lgot[w]
+                waiting = 0
+            continue
+        _one_path(q[s0:ie], t[u0:je], matrix, go, ge, ops, room[k], count, k)
+    if waiting > 1:  # (the last few together; one alone by the one-box pass)
+        nw_paths_lanes(qcodes, lq, lm, tcodes, lt, ln, waiting, matrix, go, ge, go, go, ops, lat, lgot)
+        for w in range(waiting):
+            count[lk[w]] = lgot[w]
+    elif waiting == 1:
+        k = lk[0]
+        q = qcodes[lq[0]:lq[0] + lm[0]].copy()
+        t = tcodes[lt[0]:lt[0] + ln[0]].copy()
+        _one_path(q, t, matrix, go, ge, ops, lat[0], count, k)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _one_path(q, t, matrix, go, ge, ops, at, count, k):  # pragma: no cover
+    """The path of one box (:func:`.pairwise.nw_path`) at ``ops[at:]``, its length in ``count[k]``."""
+    path, _ = nw_path(q, t, matrix, go, ge, go, go)
+    for c in range(path.shape[0]):
+        ops[at + c] = path[c]
+    count[k] = path.shape[0]
 
 
 @nb.njit(nogil=True, cache=True)
@@ -101,6 +142,15 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
     """``ends[k]``: the best score of an alignment of pair ``k`` that ends with
     a pair at the target's last letter, and that end (a kernel of its own: a
     machine's first run compiles only the end pass it uses)."""
+    # boxes whose paths are made together, a SIMD lane each (path_lanes): their pairs, starts, sizes, rooms
+    lk = np.empty(LANES, np.int64)
+    lq = np.empty(LANES, np.int64)
+    lm = np.empty(LANES, np.int64)
+    lt = np.empty(LANES, np.int64)
+    ln = np.empty(LANES, np.int64)
+    lat = np.empty(LANES, np.int64)
+    lgot = np.empty(LANES, np.int64)
+    waiting = 0
     for k in range(a, b):
         m = qlen[k]
         n = tlen[k]

@@ -214,7 +214,8 @@ class Screener:
         """:meth:`screen` of a stream of parts (pairs of query and target lists,
         as :func:`~swgpu.io.chunks.paired_batches` reads them), in order: while
         the caller handles a part, the next is traced and the one after it
-        read and scored, on two threads. :attr:`busy` adds up the seconds of
+        read and scored, on two threads (on the CPU with one thread, ``threads=1``:
+        one after the other, on one). :attr:`busy` adds up the seconds of
         each stage. With several :attr:`lanes` (GPUs), each GPU's thread takes
         the next part as it comes free, scores and traces it there; the parts
         are handed out in order (:func:`~.lanes.stream_lanes`), and ``render``
@@ -256,7 +257,9 @@ class Screener:
             return ScreenPart(queries, targets, start, result, batch)
 
         scorer = ThreadPoolExecutor(1, thread_name_prefix="swgpu-score")
-        tracer = ThreadPoolExecutor(1, thread_name_prefix="swgpu-part")
+        # (one thread of the CPU asked for: a part's tracing waits for the next part's scoring, not beside it)
+        one_core = not self.engine.accelerator and self.threads == 1
+        tracer = scorer if one_core else ThreadPoolExecutor(1, thread_name_prefix="swgpu-part")
         scoring = scorer.submit(score_step, 0)
         try:
             tracing = None
@@ -272,7 +275,7 @@ class Screener:
                     return
                 tracing = following
         finally:
-            for pool in (scorer, tracer):
+            for pool in {scorer, tracer}:
                 pool.shutdown(wait=False, cancel_futures=True)
             close = getattr(source, "close", None)
             if close is not None and scoring.done():
