@@ -142,15 +142,6 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
     """``ends[k]``: the best score of an alignment of pair ``k`` that ends with
     a pair at the target's last letter, and that end (a kernel of its own: a
     machine's first run compiles only the end pass it uses)."""
-    # boxes whose paths are made together, a SIMD lane each (path_lanes): their pairs, starts, sizes, rooms
-    lk = np.empty(LANES, np.int64)
-    lq = np.empty(LANES, np.int64)
-    lm = np.empty(LANES, np.int64)
-    lt = np.empty(LANES, np.int64)
-    ln = np.empty(LANES, np.int64)
-    lat = np.empty(LANES, np.int64)
-    lgot = np.empty(LANES, np.int64)
-    waiting = 0
     for k in range(a, b):
         m = qlen[k]
         n = tlen[k]
