@@ -5,9 +5,9 @@ A screen traces thousands of boxes of about the same size (a read against the
 window it came from). :func:`nw_path` computes each box's direction bytes
 one row at a time with the row's cells vectorised; :func:`nw_paths_lanes`
 computes :data:`LANES` boxes together, every cell's values for all of them at
-once (the innermost loops run over the lanes: vector instructions), with the
-same recurrences, ``int32`` arithmetic and choices -- so the same direction
-bytes and the same paths. A box smaller than the group's largest computes
+once (one 64-byte vector of 16 ``int32`` lanes, :mod:`.simd`), with the same
+recurrences, ``int32`` arithmetic and choices -- so the same direction bits and
+the same paths. A box smaller than the group's largest computes
 cells past its own corner too; no cell of its own box depends on them (a
 cell depends on cells above and to its left only), and its walk back starts
 at its corner.
