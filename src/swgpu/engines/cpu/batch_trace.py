@@ -4,8 +4,11 @@
 two :class:`~swgpu.io.sequence_batch.SequenceBatch` hold them) and runs, for
 each pair inside one Numba function, the passes that
 :func:`~swgpu.align.traceback.local_align` runs one pair at a time: the end
-(:func:`.pairwise.sw_end`, or :func:`.pairwise.sw_end_last` for alignments
-that end at the target's last letter; or the end a screen's scoring pass found),
+(:func:`.pairwise.sw_end` -- for a pair of :data:`~.tracer.SMALL_CELLS` cells or
+more, the 16-bit striped local pass, whose best and first best cell are the
+same, as :meth:`.tracer.SimdKernels.sw_end` uses it --, or
+:func:`.pairwise.sw_end_last` for alignments that end at the target's last
+letter; or the end a screen's scoring pass found),
 the start (the anchored reverse pass, :func:`.pairwise.sw_start`; for a box
 of :data:`~.tracer.SMALL_CELLS` cells or more from a true end cell, the 16-bit
 striped local pass over the reversed prefixes, whose first cell holding the score
@@ -66,9 +69,16 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         # so that a machine's first run compiles each of them once, for every workload)
         q = qcodes[qstart[k]:qstart[k] + m].copy()
         t = tcodes[tstart[k]:tstart[k] + n].copy()
+        sat = True
         if given and ends[k, 0] >= 0:  # (score, end row, end column) found before (:func:`_ends_last`, a scorer)
             score, ie, je = ends[k, 0], ends[k, 1], ends[k, 2]
-        else:
+            sat = False
+        elif 0 <= striped[0] <= m * n and tables.shape[0] * n * 2 <= striped[5]:
+            # the 16-bit striped local pass: its best and first best cell are the row kernel's (SimdKernels.sw_end)
+            seg = max(1, min(striped[6] // 64, -(-n // striped[1])))
+            score, ie, je, sat = striped_pass(q, t, tables, striped[1], seg, min(go, striped[4]), min(ge, striped[4]),
+                                              striped[2], striped[3], striped[7])
+        if sat:
             score, ie, je = sw_end(q, t, matrix, go, ge)
         if score <= 0:
             continue
