@@ -58,12 +58,12 @@ class CpuStandIn(TracebackPasses):
                 cuts.append((1, j2, int(dd[j2]), int(ss[::-1][j2])))
         return cuts
 
-    def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail):
+    def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail, unknown=None):
         ops = [pairwise.nw_path(A[qb + a:qb + b], B[tb + c:tb + d], self.M, self.go, self.ge, int(lo), int(hi))[0]
                for qb, tb, a, b, c, d, lo, hi in zip(qbase, tbase, s0, s1, t0, t1, lead, tail)]
         off = np.zeros(len(ops) + 1, np.int64)
         np.cumsum([o.size for o in ops], out=off[1:])
-        return (np.concatenate(ops) if ops else np.zeros(0, np.uint8)), off
+        return (np.concatenate(ops) if ops else np.zeros(0, np.uint8)), off, None
 
 
 def _mutate(rng, text, rate):

@@ -3,21 +3,25 @@
 :func:`trace_packed` takes pairs whose codes lie end to end (as a screen's
 two :class:`~swgpu.io.sequence_batch.SequenceBatch` hold them) and runs, for
 each pair inside one Numba function, the passes that
-:func:`~swgpu.align.traceback.local_align` runs one pair at a time: the end
-(:func:`.pairwise.sw_end` -- for a pair of :data:`~.tracer.SMALL_CELLS` cells or
-more, the 16-bit striped local pass, whose best and first best cell are the
-same, as :meth:`.tracer.SimdKernels.sw_end` uses it --, or
-:func:`.pairwise.sw_end_last` for alignments that end at the target's last
-letter; or the end a screen's scoring pass found),
-the start (the anchored reverse pass, :func:`.pairwise.sw_start`; for a box
-of :data:`~.tracer.SMALL_CELLS` cells or more from a true end cell, the 16-bit
-striped local pass over the reversed prefixes, whose first cell holding the score
-is the same start, as :meth:`.tracer.SimdKernels.sw_start` uses it), and the path of the box between them
-(:func:`.pairwise.nw_path`, the piece every box of at most ``base_cells``
-cells is; boxes of :data:`LANE_LEAST` to :data:`~.path_lanes.LANE_CELLS` cells
-:data:`~.path_lanes.LANES` at a time, a SIMD lane each: :mod:`.path_lanes`). The same kernels and tie rules: the same alignments, with no
-Python object per pair and the interpreter's lock released. A pair whose box
-is larger than ``base_cells`` (divided by Myers-Miller first) is left to the
+:func:`~swgpu.align.traceback.local_align` runs one pair at a time:
+
+- the end: :func:`.pairwise.sw_end` -- for a pair of :data:`~.tracer.SMALL_CELLS`
+  cells or more, the 16-bit striped local pass, whose best and first best cell
+  are the same, as :meth:`.tracer.SimdKernels.sw_end` uses it --, or
+  :func:`.pairwise.sw_end_last` for alignments that end at the target's last
+  letter; or the end a screen's scoring pass found;
+- the start: the anchored reverse pass, :func:`.pairwise.sw_start`; for a box of
+  :data:`~.tracer.SMALL_CELLS` cells or more from a true end cell, the 16-bit
+  striped local pass over the reversed prefixes, whose first cell holding the
+  score is the same start, as :meth:`.tracer.SimdKernels.sw_start` uses it;
+- the path of the box between them: :func:`.pairwise.nw_path`, the piece every
+  box of at most ``base_cells`` cells is; boxes of :data:`LANE_LEAST` to
+  :data:`~.path_lanes.LANE_CELLS` cells :data:`~.path_lanes.LANES` at a time, a
+  SIMD lane each (:mod:`.path_lanes`).
+
+The same kernels and tie rules: the same alignments, with no Python object per
+pair and the interpreter's lock released. A pair whose box is larger than
+``base_cells`` (divided by Myers-Miller first) is left to the
 caller (``big``).
 """
 
@@ -73,11 +77,9 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         if given and ends[k, 0] >= 0:  # (score, end row, end column) found before (:func:`_ends_last`, a scorer)
             score, ie, je = ends[k, 0], ends[k, 1], ends[k, 2]
             sat = False
-        elif 0 <= striped[0] <= m * n and tables.shape[0] * n * 2 <= striped[5]:
+        elif 0 <= striped[0] <= m * n:
             # the 16-bit striped local pass: its best and first best cell are the row kernel's (SimdKernels.sw_end)
-            seg = max(1, min(striped[6] // 64, -(-n // striped[1])))
-            score, ie, je, sat = striped_pass(q, t, tables, striped[1], seg, min(go, striped[4]), min(ge, striped[4]),
-                                              striped[2], striped[3], striped[7])
+            score, ie, je, sat = _striped(q, t, tables, striped, go, ge)
         if sat:
             score, ie, je = sw_end(q, t, matrix, go, ge)
         if score <= 0:
@@ -86,12 +88,8 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
         rt = t[:je][::-1].copy()
         ri = 0
         rj = 0
-        # (striped: least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows)
-        if ie * je >= striped[0] and score < striped[3] and tables.shape[0] * je * 2 <= striped[5]:
-            lanes = striped[1]
-            seg = max(1, min(striped[6] // 64, -(-je // lanes)))
-            sbest, si, sj, sat = striped_pass(rq, rt, tables, lanes, seg, min(go, striped[4]), min(ge, striped[4]),
-                                              striped[2], striped[3], striped[7])
+        if 0 <= striped[0] <= ie * je and score < striped[3]:
+            sbest, si, sj, sat = _striped(rq, rt, tables, striped, go, ge)
             if not sat and sbest == score:
                 ri = si
                 rj = sj
@@ -121,21 +119,38 @@ def _trace(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, base_cell
             lat[waiting] = room[k]
             waiting += 1
             if waiting == LANES:
-                nw_paths_lanes(qcodes, lq, lm, tcodes, lt, ln, waiting, matrix, go, ge, go, go, ops, lat, lgot)
-                for w in range(waiting):
-                    count[lk[w]] = lgot[w]
+                _lane_paths(qcodes, tcodes, matrix, go, ge, lk, lq, lm, lt, ln, lat, lgot, waiting, ops, count)
                 waiting = 0
             continue
         _one_path(q[s0:ie], t[u0:je], matrix, go, ge, ops, room[k], count, k)
-    if waiting > 1:  # (the last few together; one alone by the one-box pass)
+    _lane_paths(qcodes, tcodes, matrix, go, ge, lk, lq, lm, lt, ln, lat, lgot, waiting, ops, count)
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _striped(q, t, tables, striped, go, ge):  # pragma: no cover
+    """``(best, end row, end column, saturated)`` of ``q`` against ``t`` by the 16-bit striped local pass
+    (``striped``: least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows);
+    saturated where its profile of ``t`` would be larger than the profile bytes."""
+    n = t.shape[0]
+    if tables.shape[0] * n * 2 > striped[5]:
+        return 0, 0, 0, True
+    seg = max(1, min(striped[6] // 64, -(-n // striped[1])))
+    return striped_pass(q, t, tables, striped[1], seg, min(go, striped[4]), min(ge, striped[4]), striped[2],
+                        striped[3], striped[7])
+
+
+@nb.njit(nogil=True, cache=True, inline="always")
+def _lane_paths(qcodes, tcodes, matrix, go, ge, lk, lq, lm, lt, ln, lat, lgot, waiting, ops, count):  # pragma: no cover
+    """The paths of the ``waiting`` boxes held for the lanes (pair ``lk[w]``, query from ``lq[w]``, ...):
+    together (:func:`.path_lanes.nw_paths_lanes`), or one alone by the one-box pass."""
+    if waiting == 1:
+        q = qcodes[lq[0]:lq[0] + lm[0]].copy()
+        t = tcodes[lt[0]:lt[0] + ln[0]].copy()
+        _one_path(q, t, matrix, go, ge, ops, lat[0], count, lk[0])
+    elif waiting > 1:
         nw_paths_lanes(qcodes, lq, lm, tcodes, lt, ln, waiting, matrix, go, ge, go, go, ops, lat, lgot)
         for w in range(waiting):
             count[lk[w]] = lgot[w]
-    elif waiting == 1:
-        k = lk[0]
-        q = qcodes[lq[0]:lq[0] + lm[0]].copy()
-        t = tcodes[lt[0]:lt[0] + ln[0]].copy()
-        _one_path(q, t, matrix, go, ge, ops, lat[0], count, k)
 
 
 @nb.njit(nogil=True, cache=True, inline="always")
@@ -163,13 +178,13 @@ def _ends_last(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, go, ge, a, b,
         ends[k, 2] = je
 
 
-def _striped_start(matrix, end_at_last: bool):
-    """The 16-bit striped pass's tables for the start passes of :func:`_trace`, and its settings:
-    (least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows). The start
-    of a box under the least cells (as the tracer's :data:`~.tracer.SMALL_CELLS`), or whose score does not fit
-    under the limit, stays with the row kernel; so does every start of ``end_at_last`` (an end at the last
+def _striped_tables(matrix, end_at_last: bool):
+    """The 16-bit striped pass's tables for the end and start passes of :func:`_trace`, and its settings:
+    (least cells, lanes, bias, limit, lane maximum, profile bytes, tile bytes, block rows). A pair or box
+    under the least cells (as the tracer's :data:`~.tracer.SMALL_CELLS`), or a start whose score does not fit
+    under the limit, stays with the row kernels; so does every start of ``end_at_last`` (an end at the last
     column need not be the first best cell, which the local pass's shortcut needs: see
-    :class:`.tracer.LastColumnKernels`)."""
+    :class:`.tracer.LastColumnKernels`), whose ends are given."""
     from .tracer import SMALL_CELLS
 
     for dtype, tables, bias, lanes, limit, top in () if end_at_last else _tables(matrix)[1]:
@@ -210,7 +225,7 @@ def trace_packed(qcodes, qstart, qlen, tcodes, tstart, tlen, matrix, gap_open: i
     # (codes read-only whoever passes them: one compiled version of the kernels for every workload)
     qcodes, tcodes = read_only_codes(qcodes), read_only_codes(tcodes)
     args = (qcodes, qstart, qlen, tcodes, tstart, tlen, m32) + gaps + (np.int64(base_cells), bool(given), ends)
-    outs = (best, i0, j0, i1, j1, ops, room, count, big) + _striped_start(m32, end_at_last)
+    outs = (best, i0, j0, i1, j1, ops, room, count, big) + _striped_tables(m32, end_at_last)
     threads = max(1, int(threads or os.cpu_count() or 1))
     # few pairs of many cells (a search's hits of one query): ranges of a pair, so that every thread has some
     least = 1 if int(np.dot(qlen, tlen)) >= threads * _CELLS_PER_THREAD else 64

@@ -40,8 +40,9 @@ class DeviceText:
     def _kernel(self, name: str):
         return runtime.get_module(KERNEL_FILE).get_function(name)
 
-    def _lines(self, sizes_kernel: str, fill_kernel: str, n: int, sized: tuple, filled: tuple) -> tuple:
-        """Size ``n`` lines, then write them: the bytes and each line's offset."""
+    def _lines(self, sizes_kernel: str, fill_kernel: str, n: int, sized: tuple, filled) -> tuple:
+        """Size ``n`` lines (``sized``: the size kernel's arguments before ``n``), then write them
+        (``filled(at, out)``: the fill kernel's arguments): the bytes and each line's offset."""
         cp = self._cp
         grid = (-(-n // _BLOCK),)
         sizes = cp.empty(max(n, 1), dtype=np.int64)

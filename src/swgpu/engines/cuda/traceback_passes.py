@@ -300,29 +300,23 @@ class TracebackPasses:
             raise RuntimeError("start pass did not reach the best score; this is a bug")
         i0, j0 = ie - starts[:, 0], je - starts[:, 1]
         out.i0[live], out.j0[live] = i0, j0
-        made = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je, best, unknown)
+        ops, off, runs = self._global_paths(A, B, qoff[live], toff[live], i0, ie, j0, je, best, unknown)
         counts = np.zeros(n, np.int64)
-        if isinstance(made, Paths):  # the runs, made on the device (none for a pair without an alignment)
-            counts[live] = np.diff(made.off)
-            out.off, out.runs = offsets(counts), spread_runs(made.runs, live, n)
-            return out
-        counts[live] = np.diff(made[1])
-        out.off, out.ops = offsets(counts), made[0]
+        counts[live] = np.diff(off)
+        out.off, out.ops = offsets(counts), ops
+        out.runs = None if runs is None else spread_runs(runs, live, n)  # (none for a pair without an alignment)
         return out
 
     # ------------------------------------------------- Myers-Miller on the GPU
     def _global_paths(self, A, B, qbase, tbase, a0, a1, b0, b1, score, unknown: int | None = None):
-        """Op codes of the optimal global path of each box (concatenated, and
-        their offsets), as the CPU's ``global_ops``; ``score``: each box's
+        """Op codes of the optimal global path of each box (concatenated), their
+        offsets, and None, as the CPU's ``global_ops``; ``score``: each box's
         optimal score (the local alignment's), which bounds the columns of
-        its passes. ``unknown`` given and every box one base piece: the paths'
-        runs instead (a :class:`Paths` holding ``off`` and ``runs`` only)."""
+        its passes. ``unknown`` given and every box one base piece: no op codes,
+        the offsets, and the paths' runs (:meth:`_base_paths`)."""
         go, ge = self.go, self.ge
         m, w = a1 - a0, b1 - b0
         big = (m > 1) & (w > 1) & (m * w > self.base_cells)
-        if unknown is not None and not big.any():
-            return self._base_paths(A, B, qbase, tbase, a0, a1, b0, b1, np.full(m.size, go, np.int64),
-                                    np.full(m.size, go, np.int64), unknown=unknown)
         # pieces of each big box in path order: a tuple (a0, a1, b0, b1, lead, tail, bound) or an op array;
         # bound: at most the piece's optimal score
         todo = {int(k): [(int(a0[k]), int(a1[k]), int(b0[k]), int(b1[k]), go, go, int(score[k]))]
@@ -358,9 +352,10 @@ class TracebackPasses:
         t1 = np.concatenate([b1[whole], box[:, 3]])
         lead = np.concatenate([np.full(whole.size, go, np.int64), box[:, 4]])
         tail = np.concatenate([np.full(whole.size, go, np.int64), box[:, 5]])
-        ops, off = self._base_paths(A, B, qbase[pk], tbase[pk], s0, s1, t0, t1, lead, tail)
-        if not todo:  # every box is one base piece, in order
-            return ops, off
+        ops, off, runs = self._base_paths(A, B, qbase[pk], tbase[pk], s0, s1, t0, t1, lead, tail,
+                                          None if todo else unknown)
+        if not todo:  # every box is one base piece, in order (with ``unknown``: their runs)
+            return ops, off, runs
         leaf_ops = {id(p): ops[off[whole.size + r]:off[whole.size + r + 1]] for r, (_, p) in enumerate(leaves)}
         place = {int(k): r for r, k in enumerate(whole)}
 
@@ -377,7 +372,7 @@ class TracebackPasses:
             mine = [ops[off[place[k]]:off[place[k] + 1]]] if k in place else [piece(p) for p in todo[k]]
             parts += mine
             per_pair[k] = sum(x.size for x in mine)
-        return np.concatenate(parts), offsets(per_pair)
+        return np.concatenate(parts), offsets(per_pair), None
 
     def _splits(self, p) -> bool:
         m, n = p[1] - p[0], p[3] - p[2]
@@ -412,9 +407,10 @@ class TracebackPasses:
 
     def _base_paths(self, A, B, qbase, tbase, s0, s1, t0, t1, lead, tail, unknown: int | None = None):
         """``tw_nw_path`` over pieces of at most ``base_cells`` cells (or one row
-        / column; none empty): their op codes in order, concatenated, and offsets;
-        with ``unknown``, the pieces being whole paths, their runs instead
-        (:func:`~.traceback_runs.path_runs`, a :class:`Paths` of ``off`` and ``runs``)."""
+        / column; none empty): their op codes in order, concatenated, their
+        offsets, and None; with ``unknown``, the pieces being whole paths, no op
+        codes and their runs instead of None (:func:`~.traceback_runs.path_runs`:
+        only the runs are copied back)."""
         cp = self.cp
         m, n = s1 - s0, t1 - t0
         P = m.size
@@ -441,7 +437,7 @@ class TracebackPasses:
             chunks.append((path[:int(noff[-1])].get() if unknown is None else
                            path_runs(cp, self._k, path, noff, c, A, B, qbase[a:b] + s0[a:b], tbase[a:b] + t0[a:b],
                                      unknown), c))
-        counts = np.concatenate([c for _, c in chunks] or [np.zeros(0, np.int64)])
+        off = offsets(np.concatenate([c for _, c in chunks] or [np.zeros(0, np.int64)]))
         if unknown is not None:
-            return joined_runs([r for r, _ in chunks], counts)
-        return np.concatenate([o for o, _ in chunks] or [np.zeros(0, np.uint8)]), offsets(counts)
+            return np.zeros(0, np.uint8), off, joined_runs([r for r, _ in chunks])
+        return np.concatenate([o for o, _ in chunks] or [np.zeros(0, np.uint8)]), off, None

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...align.batch import Paths
-
 __all__ = ["path_runs", "joined_runs", "spread_runs", "offsets"]
 
 #: Threads of a block of the runs' kernels (one a path; their ``__launch_bounds__``).
@@ -51,10 +49,8 @@ def path_runs(cp, kernels, path, noff: np.ndarray, count: np.ndarray, A, B, qpos
     return (run_len[:total].get().astype(np.int64), run_op[:total].get(), run_off), tuple(stats[1:])
 
 
-def joined_runs(parts: list, counts: np.ndarray) -> Paths:
-    """The runs of consecutive launches (:func:`path_runs`) as one: a
-    :class:`~swgpu.align.batch.Paths` of the paths' offsets (``counts`` ops
-    each) and their runs (its other fields None)."""
+def joined_runs(parts: list) -> tuple:
+    """The runs and counts of consecutive launches (:func:`path_runs`) as one."""
     if not parts:
         parts = [((np.zeros(0, np.int64), np.zeros(0, np.uint8), np.zeros(1, np.int64)),
                   tuple(np.zeros((6, 0), np.int64)))]
@@ -62,7 +58,7 @@ def joined_runs(parts: list, counts: np.ndarray) -> Paths:
     letters = np.concatenate([r[0][1] for r in parts])
     run_off = offsets(np.concatenate([np.diff(r[0][2]) for r in parts]))
     stats = tuple(np.concatenate([r[1][f] for r in parts]) for f in range(6))
-    return Paths(None, None, None, np.zeros(0, np.uint8), offsets(counts), ((lengths, letters, run_off), stats))
+    return (lengths, letters, run_off), stats
 
 
 def spread_runs(runs: tuple, live: np.ndarray, n: int) -> tuple:

@@ -47,9 +47,10 @@ def record_bounds(genome: Seq[Sequence]) -> np.ndarray:
     return bounds
 
 
-def record_of(bounds: np.ndarray, column: int) -> int:
-    """The record holding genome column ``column``."""
-    return int(np.searchsorted(bounds, column, side="right")) - 1
+def record_of(bounds: np.ndarray, column):
+    """The record holding genome column ``column`` (an ``int``; for an array of columns, each one's)."""
+    found = np.searchsorted(bounds, column, side="right") - 1
+    return int(found) if np.ndim(found) == 0 else found
 
 
 def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tuple[list, list]:
@@ -63,7 +64,7 @@ def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tup
     if not len(ends):
         return pairs, meta
     cols = np.fromiter((e[2] for e in ends), dtype=np.int64, count=len(ends))
-    records = (np.searchsorted(bounds, cols, side="right") - 1).tolist()  # (all at once: record_of for each)
+    records = record_of(bounds, cols).tolist()
     starts = np.asarray(bounds, dtype=np.int64).tolist()
     spans: dict = {}  # span_of of each distinct (query length, score): end points share them
     for (q, sign, col, score), r in zip(ends, records):
