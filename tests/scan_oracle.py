@@ -1,7 +1,7 @@
 """Brute-force ``scan``: the full local DP matrix of each query (and its
 reverse complement) against each whole record, the end-point rule checked
-column by column, the end row read off the matrix, and the culling of
-:mod:`swgpu.workloads.scan`. The start and the path come from the shared
+column by column, the end row read off the matrix, and the culling
+hit by hit (:func:`cull`, the rule of :mod:`swgpu.workloads.scan.hits`). The start and the path come from the shared
 linear-memory traceback on the scalar CPU kernels (the tie rules every
 engine follows). Small inputs only."""
 
@@ -12,10 +12,31 @@ import numpy as np
 from swgpu.align.alignment import Alignment
 from swgpu.align.traceback import _OPS, BASE_CELLS, _rev, global_ops
 from swgpu.engines.cpu import pairwise
-from swgpu.workloads.scan import CANDIDATES_PER_HIT, cull
+from swgpu.workloads.scan import CANDIDATES_PER_HIT
 from swgpu.workloads.strands import oriented, strands_for
 
 NEG = -(1 << 40)
+
+
+def cull(hits: list, top: int, max_hsps: int | None = None) -> list:
+    """The ``top`` best hits that do not overlap a better one on the same target
+    and strand, one by one (at most ``max_hsps`` on one target, both strands)."""
+    order = sorted(hits, key=lambda h: (-h.score, h.strand != "+", h.target, h.target_start, h.target_end))
+    kept: list = []
+    per_target: dict[str, int] = {}
+    for h in order:
+        if h.score <= 0:
+            continue
+        if max_hsps is not None and per_target.get(h.target, 0) >= max_hsps:
+            continue
+        if any(k.target == h.target and k.strand == h.strand and h.target_start < k.target_end
+               and k.target_start < h.target_end for k in kept):
+            continue
+        kept.append(h)
+        per_target[h.target] = per_target.get(h.target, 0) + 1
+        if len(kept) == top:
+            break
+    return kept
 
 
 def local_matrix(q: np.ndarray, t: np.ndarray, scoring) -> np.ndarray:

@@ -68,3 +68,36 @@ def test_protein_query_against_dna_genome_is_refused(run_cli, files):
     (files / "p.fa").write_text(">p\nMKVLWEEQRSTHIPF\n")
     code, out, err = run_cli(["scan", "-q", "p.fa", "-g", "g.fa", "--device", "cpu"], files)
     assert code == 2 and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("fmt", ["blast6", "blast7", "sam", "json", "pairwise"])
+def test_hit_columns_write_what_the_records_write(run_cli, files, fmt):
+    """The hits, written as columns, are byte for byte the hits of
+    ``Scanner.scan`` written one record at a time (SAM's secondary flags by
+    query name: two queries share one)."""
+    from types import SimpleNamespace
+
+    from swgpu import Scoring, read_sequences
+    from swgpu.cli.options import write_alignments
+    from swgpu.workloads.scan import Scanner
+
+    rng = np.random.default_rng(8)
+    g = (files / "g.fa").read_text().split("\n")[1]
+    with open(files / "q.fa", "a") as fh:
+        for k in range(12):
+            a = int(rng.integers(0, len(g) - 80))
+            frag = g[a:a + int(rng.integers(20, 80))]
+            fh.write(f">dup{k % 3} {k}\n{frag if k % 2 else frag.translate(COMP)[::-1]}\n")
+    args = ["scan", "-q", "q.fa", "-g", "g.fa", "--device", "cpu", "--top", "3", "--min-score", "20", "-f", fmt,
+            "-o", "hits.out", "--quiet"]
+    code, _, err = run_cli(args, files)
+    assert code == 0, err
+    queries, genome = read_sequences(files / "q.fa"), read_sequences(files / "g.fa")
+    scoring = Scoring.default("dna")
+    results = Scanner(scoring, device="cpu").scan(queries, genome, top=3, min_score=20)
+    assert sum(len(r.hits) for r in results) > 12
+    opts = SimpleNamespace(output=str(files / "records.out"), format=fmt, argv=args,
+                           columns=None, db=None, target=None, genome="g.fa", pairs=None)
+    write_alignments(opts, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
+                     targets=[(r.name, len(r)) for r in genome], secondary=True, queries=queries)
+    assert (files / "hits.out").read_bytes() == (files / "records.out").read_bytes()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["span_bound", "cap_span", "pass_lead", "rule_range", "end_points", "best_end_points", "sliding_max"]
+__all__ = ["span_bound", "span_bounds", "cap_span", "pass_lead", "rule_range", "end_points", "best_end_points", "sliding_max"]
 
 
 def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int, score: int = 1) -> int:
@@ -44,15 +44,29 @@ def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int, score: in
     With ``gap_extend == 0`` a gap of any length costs ``gap_open``: no bound
     (None) unless no gap can pay for itself.
     """
-    m, max_score = int(m), int(max_score)
-    if m <= 0 or max_score <= 0:
-        return max(m, 0)
-    budget = m * max_score - int(gap_open) - (max(int(score), 1) - 1)
-    if budget <= 0:
-        return m
+    found = int(span_bounds(np.array([m]), max_score, gap_open, gap_extend, np.array([score]))[0])
+    return None if found < 0 else found
+
+
+def span_bounds(m: np.ndarray, max_score: int, gap_open: int, gap_extend: int, score: np.ndarray) -> np.ndarray:
+    """:func:`span_bound` of each ``(m[k], score[k])``, as an ``int64`` array; -1 where it is None.
+
+    >>> span_bounds(np.array([10, 10, 0]), 2, 5, 0, np.array([1, 16, 3])).tolist()
+    [-1, 10, 0]
+    """
+    m = np.asarray(m, dtype=np.int64)
+    score = np.maximum(np.asarray(score, dtype=np.int64), 1)
+    max_score, gap_open, gap_extend = int(max_score), int(gap_open), int(gap_extend)
+    out = np.maximum(m, 0)
+    if max_score <= 0:
+        return out
+    budget = m * max_score - gap_open - (score - 1)
+    pays = (m > 0) & (budget > 0)  # some gap can pay for itself
     if gap_extend <= 0:
-        return None
-    return m + (budget - 1) // int(gap_extend) + 1
+        out[pays] = -1
+    else:
+        out[pays] = m[pays] + (budget[pays] - 1) // gap_extend + 1
+    return out
 
 
 def cap_span(span: int | None, max_span: int | None) -> int | None:

@@ -7,7 +7,7 @@ from contextlib import ExitStack, closing
 
 from .options import program_line, report_options
 
-__all__ = ["write_parts", "write_batch"]
+__all__ = ["write_parts", "write_batch", "write_hits"]
 
 
 def write_parts(args, scoring, parts) -> int:
@@ -88,3 +88,31 @@ def spill_folder(output) -> str | None:
         return None
     folder = os.path.dirname(path)
     return folder if os.path.isdir(folder) and os.access(folder, os.W_OK) else None
+
+
+def write_hits(args, scoring, batch, queries, targets) -> int:
+    """Write ``batch`` (hits of ``queries`` against ``targets``, two lists of
+    :class:`~swgpu.io.sequence.Sequence`, query by query; ``scan``'s) to
+    ``args.output`` in ``args.format``: as columns where the format allows.
+    The SAM header lists every target; a query's records after its first
+    are flagged secondary (by name, as the record-by-record writer does).
+    Returns how many alignments were written."""
+    import numpy as np
+
+    from ..io.sequence_batch import SequenceBatch
+    from ..io.writers import AlignmentWriter
+
+    if len(batch):
+        names = np.unique(np.array([q.name for q in queries], dtype=object).astype(str), return_inverse=True)[1]
+        first = np.unique(names.reshape(-1)[batch.query_index], return_index=True)[1]
+        batch.primary = np.zeros(len(batch), dtype=bool)
+        batch.primary[first] = True
+    with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
+                         targets=[(t.name, len(t)) for t in targets], header=args.format == "pairwise",
+                         columns=getattr(args, "columns", None), secondary=True,
+                         **report_options(args, queries)) as writer:
+        if len(batch):
+            write_batch(writer, batch, SequenceBatch.from_sequences(list(queries)),
+                        SequenceBatch.from_sequences(list(targets)), scoring, query_offset=0)
+        writer.finish_queries(len(queries))
+    return writer.count

@@ -3,9 +3,10 @@ the best hits of each query on both strands, with alignments."""
 
 from __future__ import annotations
 
+from .batches import write_hits
 from .checks import positive_float, positive_int
 from .options import (add_cluster, add_device, add_output, add_quiet, add_scoring, add_strand, check_scoring,
-                      cluster_of, finish, resolve_output, scoring_from, write_alignments)
+                      cluster_of, finish, resolve_output, scoring_from)
 from .paths import declare
 from .progress import Report, plural
 
@@ -72,13 +73,11 @@ def _scan(args, executor) -> int:
     strands = len(strands_for(args.strand, alphabet))
     total = sum(len(q) for q in queries) * letters * strands
     with report.progress(total, f"scanning {plural(len(genome), 'sequence')}"):
-        results = scanner.scan(queries, genome, top=args.top, min_score=args.min_score, evalue=evalue,
-                               strand=args.strand, on_progress=report.advance, max_hsps=args.max_hsps)
+        hits = scanner.scan_columns(queries, genome, top=args.top, min_score=args.min_score, evalue=evalue,
+                                    strand=args.strand, on_progress=report.advance, max_hsps=args.max_hsps)
     report.phase("score", scanner.score_seconds)
     report.phase("traceback", scanner.traceback_seconds)
-    written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
-                               targets=[(r.name, len(r)) for r in genome], secondary=True,
-                               queries=[r.query for r in results])
+    written = write_hits(args, scoring, hits, queries, genome)
     report.phase("write")
     report.summary(f"{plural(len(queries), 'query')} against {plural(letters, 'letter')} "
                    f"in {plural(len(genome), 'sequence')}, {plural(written, 'hit')} written")

@@ -196,30 +196,3 @@ def test_ecoli_fragments_planted_back(shared_data):
         assert h.strand == sign and h.target_start < b and a < h.target_end, (r.query.name, h.target_start, a)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.tuples(st.integers(1, 6), st.sampled_from("+-"), st.integers(0, 60),
-                                   st.integers(1, 12)), max_size=25), min_size=1, max_size=4),
-       st.integers(1, 6))
-def test_trace_best_equals_culling_every_end_point(queries, top):
-    """Tracing in rounds, best first, gives the hits that culling the
-    alignments of every end point gives, and traces no more than needed."""
-    from types import SimpleNamespace
-
-    from swgpu.workloads.scan import cull, trace_best
-
-    def align(e):  # an alignment ending at the end point, as long as its last item says
-        score, strand, end, length = e[1]
-        return SimpleNamespace(score=score, strand=strand, target="t", target_start=end - length, target_end=end)
-
-    ends = [[(k, e) + (e[0],) for e in q] for k, q in enumerate(queries)]
-    calls = []
-
-    def trace(batch):
-        calls.append(len(batch))
-        return [align(e) for e in batch]
-
-    got = trace_best(ends, top, trace)
-    for k, q in enumerate(ends):
-        every = [align(e) for e in q]
-        assert [vars(h) for h in cull(got[k], top)] == [vars(h) for h in cull(every, top)]
-    assert sum(calls) <= sum(len(q) for q in ends)

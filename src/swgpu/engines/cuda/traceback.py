@@ -79,7 +79,7 @@ class CudaTracer:
         return passes
 
     def trace_packed(self, qcodes: np.ndarray, qstart, qlen, tcodes: np.ndarray, tstart, tlen,
-                     expected=None) -> Paths:
+                     expected=None, end_at_last: bool = False) -> Paths:
         """The paths of many pairs whose codes lie end to end in two host arrays:
         query ``k`` is ``qcodes[qstart[k]:qstart[k] + qlen[k]]``, target ``k``
         likewise; ``expected``: each pair's best score where known (an
@@ -87,7 +87,7 @@ class CudaTracer:
         each; the paths come back packed (:class:`Paths`: best 0 and an empty
         path for a pair without an alignment, or with an empty sequence) --
         as their CIGAR runs and counts only (``runs``) where every path is one
-        base piece of the traceback (:mod:`.traceback_runs`)."""
+        base piece of the traceback (:mod:`.traceback_runs`). ``end_at_last``: as :meth:`align_many`."""
         qstart, qlen = np.asarray(qstart, np.int64), np.asarray(qlen, np.int64)
         tstart, tlen = np.asarray(tstart, np.int64), np.asarray(tlen, np.int64)
         n = qlen.size
@@ -108,7 +108,7 @@ class CudaTracer:
             stream = cp.cuda.get_current_stream()  # (the passes start after the current stream's work)
             stager(cp).upload([(qcodes, A[:qcodes.size]), (tcodes, B[:tcodes.size])], stream).finish()
             exp = None if expected is None else np.asarray(expected, np.int64)[live]
-            got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp,
+            got = passes.trace_packed(A, qstart[live], qlen[live], B, tstart[live], tlen[live], exp, end_at_last,
                                       unknown=self.scoring.alphabet.unknown_code)
         if live.size == n:
             return got

@@ -315,7 +315,8 @@ class AlignmentWriter(AtomicOutput):
 
         if self._out.closed:
             raise ValueError("write to a closed AlignmentWriter")
-        if self.fmt in _SAM and self._seen is None and self._targets is not None:
+        flagged = self._seen is None or getattr(batch, "primary", None) is not None  # (SAM's secondary flags known)
+        if self.fmt in _SAM and flagged and self._targets is not None:
             # a header of names: every target must be among them (each distinct target looked at once)
             if any(name not in self._targets for name in tnames.take(np.unique(batch.target_index)).strings()):
                 return False
@@ -333,6 +334,8 @@ class AlignmentWriter(AtomicOutput):
         self._flush()
         self._out.write_bytes(data)
         self.count += self.counted(batch)
+        if self.fmt in _SAM and self._seen is not None and len(batch):  # (records after these: secondary)
+            self._seen.update(qnames.take(np.unique(batch.query_index)).strings())
         return True
 
     def counted(self, batch) -> int:
@@ -366,8 +369,8 @@ class AlignmentWriter(AtomicOutput):
     def _render(self, batch, qnames, tnames, qletters, tletters):
         from .columns import blast6_lines, sam_lines
 
-        if self.fmt in _SAM and self._seen is None:
-            primary = getattr(batch, "primary", None)
+        primary = getattr(batch, "primary", None)
+        if self.fmt in _SAM and (self._seen is None or primary is not None):
             return sam_lines(batch, qnames, tnames, qletters, secondary=None if primary is None else ~primary)
         if self.fmt in _TABULAR:
             return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters)

@@ -16,10 +16,10 @@ from ...align.scan_rule import best_end_points, pass_lead
 from ...parallel.executors import ThreadExecutor
 from ...parallel.parts import split_columns
 from ...parallel.workers import worker_engine
-from .windows import end_windows, finish_traces
+from .windows import end_windows, finish_traces, trace_windows
 
 __all__ = ["part_end_points", "candidates_halving", "trace_pairs", "end_points_over_parts",
-           "trace_over_workers", "find_end_points", "trace_ends"]
+           "trace_over_workers", "find_end_points", "trace_ends", "trace_window_part", "trace_end_columns"]
 
 
 def _engine(spec: dict):
@@ -149,3 +149,33 @@ def trace_ends(tracer, executor, cluster, base: dict, genome, bounds, ends, span
     else:
         alns = tracer.align_many(pairs, executor, expected, end_at_last=True) if pairs else []
     return finish_traces(alns, meta)
+
+
+def trace_window_part(spec: dict):
+    """:func:`~.windows.trace_windows` of the end points in ``spec`` (its
+    arguments by name, ``genome`` the codes) on the worker's tracer."""
+    engine, _ = _engine(spec)
+    return trace_windows(engine.tracer(spec["scoring"]), spec["qcodes"], spec["qoffsets"], spec["genome"],
+                         spec["bounds"], spec["query_index"], spec["columns"], spec["scores"], spec["spans"],
+                         spec["strand"], spec["names"], spec["scoring"].alphabet.unknown_code)
+
+
+def trace_end_columns(tracer, cluster, base: dict, qcodes, qoffsets, codes, bounds, query_index, columns, scores,
+                      spans, strand, names):
+    """:func:`~.windows.trace_windows` of end points: by ``tracer`` (this
+    process's), or on ``cluster`` (a Dask executor) in two tasks per worker,
+    the batches put together in order."""
+    from ...align.batch import AlignmentBatch
+
+    unknown = base["scoring"].alphabet.unknown_code
+    if cluster is None:
+        return trace_windows(tracer, qcodes, qoffsets, codes, bounds, query_index, columns, scores, spans, strand,
+                             names, unknown)
+    n = int(np.asarray(scores).size)
+    per_task = max(1, -(-n // (2 * cluster.workers)))
+    genome = cluster.scatter(codes)
+    specs = [dict(base, qcodes=qcodes, qoffsets=qoffsets, genome=genome, bounds=bounds, names=names,
+                  **{key: np.asarray(value)[k:k + per_task] for key, value in
+                     (("query_index", query_index), ("columns", columns), ("scores", scores), ("spans", spans),
+                      ("strand", strand))}) for k in range(0, n, per_task)]
+    return AlignmentBatch.concat(cluster.map(trace_window_part, specs))

@@ -18,7 +18,8 @@ import numpy as np
 from ...align.alignment import Alignment
 from ...io.sequence import Sequence
 
-__all__ = ["genome_codes", "record_bounds", "record_of", "end_windows", "finish_traces", "TracedScoreMismatch"]
+__all__ = ["genome_codes", "record_bounds", "record_of", "window_starts", "trace_windows", "end_windows",
+           "finish_traces", "TracedScoreMismatch"]
 
 
 class TracedScoreMismatch(RuntimeError):
@@ -53,27 +54,38 @@ def record_of(bounds: np.ndarray, column):
     return int(found) if np.ndim(found) == 0 else found
 
 
+def window_starts(bounds: np.ndarray, columns: np.ndarray, spans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(records, starts)`` of the windows that end at genome ``columns``: the
+    record holding each column, and the window's first column (genome
+    coordinates), ``spans[k]`` letters before the end (the most an alignment of
+    the end point's score can span; -1: unbounded) but not before the record's start."""
+    columns = np.asarray(columns, dtype=np.int64)
+    spans = np.asarray(spans, dtype=np.int64)
+    records = np.asarray(record_of(bounds, columns), dtype=np.int64).reshape(columns.shape)
+    lo = np.asarray(bounds, dtype=np.int64)[records]
+    return records, np.where(spans < 0, lo, np.maximum(lo, columns - spans + 1))
+
+
 def end_windows(genome: Seq[Sequence], bounds: np.ndarray, ends, span_of) -> tuple[list, list]:
     """The pairs to trace for end points ``(query, strand, column, score)``
     (``query`` as oriented for the strand, ``column`` in genome coordinates):
     the query against the window of the record that ends at the column and
     starts ``span_of(len(query), score)`` letters before it (the most an
     alignment of the end point's score can span; the record's start when
-    None). Returns ``(pairs, meta)`` for :func:`finish_traces`."""
+    None): :func:`window_starts`. Returns ``(pairs, meta)`` for :func:`finish_traces`."""
     pairs, meta = [], []
     if not len(ends):
         return pairs, meta
     cols = np.fromiter((e[2] for e in ends), dtype=np.int64, count=len(ends))
-    records = record_of(bounds, cols).tolist()
-    starts = np.asarray(bounds, dtype=np.int64).tolist()
     spans: dict = {}  # span_of of each distinct (query length, score): end points share them
-    for (q, sign, col, score), r in zip(ends, records):
-        lo = starts[r]
+    for q, _, _, score in ends:
         key = (len(q), score)
         if key not in spans:
-            spans[key] = span_of(*key)
-        span = spans[key]
-        start = lo if span is None else max(lo, col - span + 1)
+            found = span_of(*key)
+            spans[key] = -1 if found is None else found
+    records, starts = window_starts(bounds, cols, np.array([spans[(len(e[0]), e[3])] for e in ends], np.int64))
+    lows = np.asarray(bounds, dtype=np.int64)[records].tolist()
+    for (q, sign, col, score), r, start, lo in zip(ends, records.tolist(), starts.tolist(), lows):
         rec = genome[r]
         window = Sequence(rec.name, rec.text[start - lo:col + 1 - lo], rec.codes[start - lo:col + 1 - lo],
                           rec.alphabet, rec.description)
@@ -95,3 +107,37 @@ def finish_traces(alns: list[Alignment], meta: list) -> list[Alignment]:
         aln.target_length = length
         aln.strand = sign
     return alns
+
+
+def trace_windows(tracer, qcodes: np.ndarray, qoffsets: np.ndarray, codes: np.ndarray, bounds: np.ndarray,
+                  query_index, columns, scores, spans, strand, names, unknown: int):
+    """The alignments of end points as an :class:`~swgpu.align.batch.AlignmentBatch`,
+    with no object per end point: end point ``k`` of the query ``query_index[k]``
+    (codes ``qcodes[qoffsets[i]:qoffsets[i + 1]]``, as oriented for ``strand[k]``)
+    ends at genome column ``columns[k]`` scoring ``scores[k]``; it is traced by
+    ``tracer.trace_packed`` in its window (:func:`window_starts` of ``spans``), the best
+    alignment ending with a pair at the window's last letter. The batch's
+    targets are the records (``target_index``), its coordinates the record's;
+    a traced score other than the end point's is a :class:`TracedScoreMismatch`
+    (``names[i]``: query ``i``'s name)."""
+    from ...align.batch import AlignmentBatch
+
+    qi = np.asarray(query_index, dtype=np.int64)
+    columns, scores = np.asarray(columns, dtype=np.int64), np.asarray(scores, dtype=np.int64)
+    records, starts = window_starts(bounds, columns, spans)
+    qlen = np.diff(qoffsets)
+    paths = tracer.trace_packed(qcodes, qoffsets[qi], qlen[qi], codes, starts, columns - starts + 1, expected=scores,
+                                end_at_last=True)
+    window_offsets = np.append(starts, 0)  # (window k starts at window_offsets[k]; its length is set below)
+    batch = AlignmentBatch.from_paths(qcodes, qoffsets, codes, window_offsets, qi, np.arange(qi.size), paths.i0,
+                                      paths.j0, paths.ops, paths.off, paths.best, unknown, strand, runs=paths.runs)
+    wrong = np.flatnonzero(batch.score != scores)
+    if wrong.size:
+        k = int(wrong[0])
+        raise TracedScoreMismatch(names[int(qi[k])], int(batch.score[k]), int(scores[k]), int(qlen[qi[k]]))
+    shift = starts - np.asarray(bounds, dtype=np.int64)[records]
+    batch.target_start += shift
+    batch.target_end += shift
+    batch.target_index = records
+    batch.target_length = np.diff(np.asarray(bounds, dtype=np.int64))[records]
+    return batch

@@ -2,6 +2,7 @@
 of each with alignments (:mod:`.scanner`; the windows and Dask tasks it
 shares with genome-scale align are in :mod:`swgpu.workloads.genome`)."""
 
-from .scanner import CANDIDATES_PER_HIT, METHODS, ScanResult, Scanner, cull, trace_best
+from .hits import cull_columns, trace_rounds
+from .scanner import CANDIDATES_PER_HIT, METHODS, ScanResult, Scanner
 
-__all__ = ["Scanner", "ScanResult", "cull", "trace_best", "CANDIDATES_PER_HIT", "METHODS"]
+__all__ = ["Scanner", "ScanResult", "cull_columns", "trace_rounds", "CANDIDATES_PER_HIT", "METHODS"]

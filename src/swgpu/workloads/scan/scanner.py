@@ -30,19 +30,23 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence as Seq
 
+import numpy as np
+
 from ...align.alignment import Alignment
-from ...align.scan_rule import span_bound
+from ...align.batch import AlignmentBatch
+from ...align.scan_rule import span_bounds
 from ...engines import get_engine
 from ...exceptions import InputError
 from ...io.sequence import Sequence
 from ...parallel.executors import ThreadExecutor, is_distributed
 from ...scoring import Scoring, Statistics
-from ..genome.tasks import find_end_points, trace_ends
+from ..genome.tasks import find_end_points, trace_end_columns
 from ..genome.windows import genome_codes
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
+from .hits import cull_columns, trace_rounds
 
-__all__ = ["Scanner", "ScanResult", "cull", "trace_best", "CANDIDATES_PER_HIT", "METHODS"]
+__all__ = ["Scanner", "ScanResult", "CANDIDATES_PER_HIT", "METHODS"]
 
 #: Candidate end points kept per query and strand, per hit asked for.
 CANDIDATES_PER_HIT = 4
@@ -55,58 +59,6 @@ class ScanResult:
 
     query: Sequence
     hits: list[Alignment]
-
-
-def cull(hits: list[Alignment], top: int, max_hsps: int | None = None) -> list[Alignment]:
-    """The ``top`` best hits that do not overlap a better one on the same
-    target and strand (see the module docs for the order); with ``max_hsps``,
-    at most that many on one target (both strands)."""
-    order = sorted(hits, key=lambda h: (-h.score, h.strand != "+", h.target, h.target_start, h.target_end))
-    kept: list[Alignment] = []
-    per_target: dict[str, int] = {}
-    for h in order:
-        if h.score <= 0:
-            continue
-        if max_hsps is not None and per_target.get(h.target, 0) >= max_hsps:
-            continue
-        if any(k.target == h.target and k.strand == h.strand and h.target_start < k.target_end
-               and k.target_start < h.target_end for k in kept):
-            continue
-        kept.append(h)
-        per_target[h.target] = per_target.get(h.target, 0) + 1
-        if len(kept) == top:
-            break
-    return kept
-
-
-def trace_best(ends: list[list[tuple]], top: int, trace: Callable[[list], list[Alignment]],
-               max_hsps: int | None = None) -> list[list[Alignment]]:
-    """Alignments of the end points ``ends[k]`` of each query ``k`` (tuples
-    whose last item is the score), as many as :func:`cull` needs: traced by
-    ``trace`` in rounds, best first (``top`` a query, then twice as many each
-    round), until ``cull(traced, top)`` is the same as over every end point:
-    the traced alignments scoring above the best untraced end point already
-    give ``top`` hits (they come first in ``cull``'s order, which is greedy:
-    later hits change nothing before them), or none is left."""
-    order = [sorted(e, key=lambda x: -x[-1]) for e in ends]
-    upto = [0] * len(ends)
-    traced: list[list[Alignment]] = [[] for _ in ends]
-    active = [k for k in range(len(ends)) if order[k]]
-    take = max(1, top)
-    while active:
-        batch = [(k, e) for k in active for e in order[k][upto[k]:upto[k] + take]]
-        for (k, _), aln in zip(batch, trace([e for _, e in batch])):
-            traced[k].append(aln)
-        pending = []
-        for k in active:
-            upto[k] = min(len(order[k]), upto[k] + take)
-            if upto[k] < len(order[k]):
-                best_left = order[k][upto[k]][-1]
-                if len(cull([a for a in traced[k] if a.score > best_left], top, max_hsps)) < top:
-                    pending.append(k)
-        active = pending
-        take *= 2
-    return traced
 
 
 class Scanner:
@@ -172,7 +124,23 @@ class Scanner:
         """Hits of each query along the ``genome`` records (``min_score`` and
         ``evalue`` both given: both must hold; neither: every positive score;
         ``max_hsps``: at most that many hits of a query on one record, both strands together).
-        ``on_progress(cells)`` as the end-point search advances."""
+        ``on_progress(cells)`` as the end-point search advances. The
+        :class:`~swgpu.align.alignment.Alignment` objects of :meth:`scan_columns`."""
+        queries, genome = list(queries), list(genome)
+        batch = self.scan_columns(queries, genome, top, min_score, evalue, strand, on_progress, max_hsps)
+        hits: list[list[Alignment]] = [[] for _ in queries]
+        if len(batch):
+            for k, aln in zip(batch.query_index.tolist(), batch.alignments(queries, genome, self.scoring)):
+                hits[k].append(aln)
+        return [ScanResult(q, found) for q, found in zip(queries, hits)]
+
+    def scan_columns(self, queries: Seq[Sequence], genome: Seq[Sequence], top: int = 10,
+                     min_score: int | None = None, evalue: float | None = None, strand: str = "both",
+                     on_progress: Callable[[int], None] | None = None,
+                     max_hsps: int | None = None) -> AlignmentBatch:
+        """:meth:`scan`'s hits as one :class:`~swgpu.align.batch.AlignmentBatch`
+        (``query_index``: the query, ``target_index``: the record; query by
+        query, each query's best first), made with no object per hit."""
         queries, genome = list(queries), list(genome)
         if top < 1:
             raise InputError("must be at least 1", param="top")
@@ -182,7 +150,7 @@ class Scanner:
         sc.check_sequences(list(queries) + genome)
         signs = strands_for(strand, sc.alphabet)
         if not genome or not queries:
-            return [ScanResult(q, []) for q in queries]
+            return AlignmentBatch.concat([])
         longest = max(len(r) for r in genome)
         check_int32(sc, max(min(len(q), longest) for q in queries), max(len(q) for q in queries) + longest)
         codes, bounds = genome_codes(genome)
@@ -203,18 +171,43 @@ class Scanner:
         found = find_end_points(self.scanner if here else None, self.cluster, base, qcodes, codes, bounds, floors,
                                 CANDIDATES_PER_HIT * top, on_progress)
         t1 = time.perf_counter()
-        per_query_ends: list[list[tuple]] = [[] for _ in queries]
-        for (k, sign, q), (cols, scores) in zip(oriented_queries, found):
-            per_query_ends[k].extend((q, sign, col, score) for col, score in zip(cols.tolist(), scores.tolist()))
-        span_of = lambda m, score: span_bound(m, sc.matrix.max_score, sc.gap_open, sc.gap_extend, score)  # noqa: E731
-        per_query = trace_best(per_query_ends, top, lambda ends: trace_ends(
-            self.tracer if here else None, self.executor, self.cluster, base, genome, bounds, ends, span_of), max_hsps)
-        residues = int(bounds[-1])
-        out = []
-        for k, q in enumerate(queries):
-            hits = cull(per_query[k], top, max_hsps)
-            self.statistics.annotate(hits, len(q), residues, len(genome))
-            out.append(ScanResult(q, hits))
+        hits = self._hits(queries, genome, oriented_queries, found, codes, bounds, top, max_hsps, base, here)
+        residues = np.full(len(hits), int(bounds[-1]), dtype=np.int64)
+        hits.evalue, hits.bitscore = self.statistics.columns(
+            hits.score, (hits.query_length, residues, np.full(len(hits), len(genome), dtype=np.int64)))
         self.score_seconds = t1 - t0
         self.traceback_seconds = time.perf_counter() - t1
-        return out
+        return hits
+
+    def _hits(self, queries, genome, oriented_queries, found, codes, bounds, top, max_hsps, base,
+              here) -> AlignmentBatch:
+        """The culled hits of the end points ``found`` (the columns and scores of each oriented query)."""
+        sc = self.scoring
+        owner = np.repeat(np.arange(len(found)), [cols.size for cols, _ in found])  # each end point's oriented query
+        columns = np.concatenate([cols for cols, _ in found]).astype(np.int64, copy=False)
+        scores = np.concatenate([s for _, s in found]).astype(np.int64, copy=False)
+        query = np.array([k for k, _, _ in oriented_queries], dtype=np.int64)[owner]
+        strand = np.array([s == "-" for _, s, _ in oriented_queries], dtype=np.uint8)[owner]
+        qoffsets = np.zeros(len(oriented_queries) + 1, dtype=np.int64)
+        np.cumsum([len(q) for _, _, q in oriented_queries], out=qoffsets[1:])
+        qcodes = np.concatenate([q.codes for _, _, q in oriented_queries]).astype(np.uint8, copy=False)
+        spans = span_bounds(np.diff(qoffsets)[owner], sc.matrix.max_score, sc.gap_open, sc.gap_extend, scores)
+        names = [q.name for _, _, q in oriented_queries]
+        name_rank = np.unique(np.array([r.name for r in genome], dtype=object).astype(str), return_inverse=True)[1]
+        name_rank = name_rank.reshape(-1).astype(np.int64)
+
+        def trace(ends: np.ndarray) -> AlignmentBatch:
+            batch = trace_end_columns(self.tracer if here else None, self.cluster, base, qcodes, qoffsets, codes,
+                                      bounds, owner[ends], columns[ends], scores[ends], spans[ends], strand[ends],
+                                      names)
+            batch.query_index = query[ends]
+            return batch
+
+        def cull(rounds: list, take=None) -> np.ndarray:
+            b = AlignmentBatch.concat(rounds)
+            return cull_columns(b.query_index, b.score, b.strand, name_rank[b.target_index], b.target_start,
+                                b.target_end, top, max_hsps, take)
+
+        rounds, _ = trace_rounds(query, scores, len(queries), top, trace, cull)
+        traced = AlignmentBatch.concat(rounds)
+        return traced.take(cull(rounds)) if rounds else traced
