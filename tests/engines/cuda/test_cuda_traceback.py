@@ -276,3 +276,39 @@ def test_runs_left_to_the_host_where_a_path_has_pieces():
     tc, tstart, tlen = _packed([p[1] for p in pairs])
     got = tracer.trace_packed(qc, qstart, qlen, tc, tstart, tlen)
     assert got.runs is None and got.ops.size == int(got.off[-1]) > 400
+
+
+def test_each_thread_traces_on_a_stream_of_its_own():
+    """The tracer's work runs on a non-blocking stream of the calling thread
+    (its memory in that stream's pool, not the null stream's that a scoring
+    thread allocates from), and the paths are those of one thread alone."""
+    import threading
+
+    from swgpu.engines import get_engine
+
+    rng = np.random.default_rng(5)
+    sc = Scoring.default("dna")
+    tracer = get_engine("cuda").tracer(sc)
+    qs = [rng.integers(0, 4, int(rng.integers(20, 150))).astype(np.uint8) for _ in range(300)]
+    ts = [np.concatenate([q[5:], rng.integers(0, 4, 40).astype(np.uint8)]) for q in qs]
+    qo, to = np.cumsum([0] + [q.size for q in qs]), np.cumsum([0] + [t.size for t in ts])
+    args = (np.concatenate(qs), qo[:-1], np.diff(qo), np.concatenate(ts), to[:-1], np.diff(to))
+    want = tracer.trace_packed(*args)
+    streams, got = {}, {}
+
+    def run(k):
+        streams[k] = tracer._work_stream()
+        got[k] = tracer.trace_packed(*args)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({s.ptr for s in streams.values()}) == 3 and 0 not in {s.ptr for s in streams.values()}
+    for paths in got.values():
+        np.testing.assert_array_equal(paths.best, want.best)
+        np.testing.assert_array_equal(paths.i0, want.i0)
+        np.testing.assert_array_equal(paths.ops, want.ops)
+        for a, b in zip(*((p.runs or ((),))[0] for p in (paths, want))):
+            np.testing.assert_array_equal(a, b)

@@ -170,8 +170,12 @@ def group_batches(mlen: np.ndarray, nlen: np.ndarray, live: np.ndarray, max_batc
     length classes share a launch: each group stops at its own target end, and
     one launch keeps many pairs in flight."""
     mkey = length_classes(mlen[live])
-    order = live[np.lexsort((nlen[live], mkey))]
-    okey = np.sort(mkey, kind="stable")
+    n = nlen[live]
+    if live.size and max(int(mkey.max()), int(n.max())) < 1 << 31:  # one sort of both keys (lexsort's order)
+        by = np.argsort((mkey << 32) | n, kind="stable")
+    else:
+        by = np.lexsort((n, mkey))
+    order, okey = live[by], mkey[by]
     starts = np.flatnonzero(np.r_[True, okey[1:] != okey[:-1]])
     ends = np.r_[starts[1:], okey.size]
     out = []
