@@ -285,6 +285,7 @@ def test_each_thread_traces_on_a_stream_of_its_own():
     import threading
 
     from swgpu.engines import get_engine
+    from swgpu.engines.cuda import runtime
 
     rng = np.random.default_rng(5)
     sc = Scoring.default("dna")
@@ -297,7 +298,8 @@ def test_each_thread_traces_on_a_stream_of_its_own():
     streams, got = {}, {}
 
     def run(k):
-        streams[k] = tracer._work_stream()
+        with runtime.cupy().cuda.Device(0):
+            streams[k] = runtime.thread_stream()
         got[k] = tracer.trace_packed(*args)
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(3)]

@@ -14,7 +14,8 @@ import re
 import threading
 from importlib import resources
 
-__all__ = ["prime", "probe", "available", "why_unavailable", "cupy", "get_module", "get_modules", "prefetch", "kernel_source", "device_count", "arch", "describe"]
+__all__ = ["prime", "probe", "available", "why_unavailable", "cupy", "get_module", "get_modules", "prefetch",
+           "kernel_source", "thread_stream", "device_count", "arch", "describe"]
 
 _why = ""
 _primer: list | None = None
@@ -118,6 +119,30 @@ def cupy():
 
         raise EngineError(f"CUDA engine unavailable: {why_unavailable()}")
     return cp
+
+
+_thread_streams = threading.local()
+
+
+def thread_stream():
+    """The calling thread's non-blocking stream on the current device, made once.
+
+    Work that runs beside other threads' GPU work (a screen traces one part and
+    writes its lines while the next is scored) runs with this stream current:
+    its memory then comes from, and goes back to, this stream's part of CuPy's
+    pool. Freed into the null stream's part while a launch still used it, a
+    block may be handed to another thread that allocates there for the work of
+    its own streams, which no stream order protects: about one run in ten of a
+    million reads' SAM had some paths wrong (scores right) while the tracer
+    shared the null stream's part with the scoring thread."""
+    cp = cupy()
+    device = cp.cuda.Device().id
+    streams = getattr(_thread_streams, "by_device", None)
+    if streams is None:
+        streams = _thread_streams.by_device = {}
+    if device not in streams:
+        streams[device] = cp.cuda.Stream(non_blocking=True)
+    return streams[device]
 
 
 def device_count() -> int:

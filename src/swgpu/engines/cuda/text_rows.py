@@ -58,7 +58,7 @@ class DeviceText:
             return np.zeros(0, dtype=np.uint8)
         cp = self._cp
         i64 = np.int64
-        with cp.cuda.Device(self.device_id):
+        with cp.cuda.Device(self.device_id), runtime.thread_stream():  # (runtime.thread_stream: why)
             rows = lambda cols: cp.asarray(np.stack(cols).astype(i64, copy=False) if cols else np.zeros((1, n), i64))
             fields = (cp.asarray(np.asarray(kinds, i64)), cp.asarray(np.asarray(args, i64)), np.int32(len(kinds)),
                       rows(ints), rows(starts), rows(ends), cp.asarray(np.asarray(coff, i64)))
@@ -80,7 +80,7 @@ class DeviceText:
             return np.zeros(0, dtype=np.uint8), np.zeros(1, dtype=np.int64)
         cp = self._cp
         i64 = np.int64
-        with cp.cuda.Device(self.device_id):
+        with cp.cuda.Device(self.device_id), runtime.thread_stream():  # (runtime.thread_stream: why)
             lengths = cp.asarray(np.asarray(run_len, i64)) if np.asarray(run_len).size else cp.zeros(1, i64)
             cols = tuple(cp.asarray(np.asarray(x, i64)) for x in (first, last, left, right))
             ops = cp.asarray(np.asarray(run_op, np.uint8)) if np.asarray(run_op).size else cp.zeros(1, np.uint8)

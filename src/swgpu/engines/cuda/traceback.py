@@ -70,18 +70,6 @@ class CudaTracer:
     def score(self, query: Sequence, target: Sequence) -> int:
         return self.align(query, target).score
 
-    def _work_stream(self):
-        """This thread's stream for the tracer's work on the device (made current
-        while it runs), so that the tracer's memory comes from and goes back to
-        that stream's pool, not the null stream's, which a screen's scoring
-        thread allocates from for the work of its own streams. Sharing it, about
-        one run in ten of a million reads' SAM had some paths wrong (their scores
-        right); with this stream, none in twenty (BENCHMARKS.md)."""
-        stream = getattr(self._local, "stream", None)
-        if stream is None:
-            stream = self._local.stream = self._cp.cuda.Stream(non_blocking=True)
-        return stream
-
     def _ready(self) -> TracebackPasses:
         passes = getattr(self._local, "passes", None)
         if passes is None or passes.base_cells != self.base_cells:
@@ -114,7 +102,7 @@ class CudaTracer:
         tlo, thi = int(tstart[live].min()), int((tstart[live] + tlen[live]).max())
         qcodes, tcodes = qcodes[qlo:qhi], tcodes[tlo:thi]
         qstart, tstart = qstart - qlo, tstart - tlo
-        with cp.cuda.Device(self.device_id), self._work_stream():
+        with cp.cuda.Device(self.device_id), runtime.thread_stream():  # (runtime.thread_stream: why)
             passes = self._ready()
             A, B = cp.empty(max(qcodes.size, 1), np.uint8), cp.empty(max(tcodes.size, 1), np.uint8)
             stream = cp.cuda.get_current_stream()  # (the passes start after the current stream's work)
@@ -150,7 +138,7 @@ class CudaTracer:
         if not ids:
             return out
         cp = self._cp
-        with cp.cuda.Device(self.device_id), self._work_stream():
+        with cp.cuda.Device(self.device_id), runtime.thread_stream():  # (runtime.thread_stream: why)
             hint = None if expected is None else [expected[k] for k in ids]
             paths = self._ready().trace([pairs[k][0].codes for k in ids], [pairs[k][1].codes for k in ids], hint,
                                        end_at_last)
