@@ -173,10 +173,11 @@ def test_a_signal_lost_in_a_destructor_is_sent_again():
 
 
 def _search_inputs(folder: Path) -> None:
-    """Random proteins: 150 queries against 4000 of length 300, a search of
-    many seconds on two workers."""
+    """Random proteins: 150 queries against 16,000 of length 300, a search of
+    many seconds on two workers (against 4,000, a CPU search at today's speed
+    could end in the second the test waits after the workers start)."""
     rng = random.Random(11)
-    for name, count in (("q.fa", 150), ("db.fa", 4000)):
+    for name, count in (("q.fa", 150), ("db.fa", 16_000)):
         records = (f">{name[0]}{i}\n{''.join(rng.choices(LETTERS, k=300))}\n" for i in range(count))
         (folder / name).write_text("".join(records))
 
