@@ -140,7 +140,15 @@ class Scanner:
                      max_hsps: int | None = None) -> AlignmentBatch:
         """:meth:`scan`'s hits as one :class:`~swgpu.align.batch.AlignmentBatch`
         (``query_index``: the query, ``target_index``: the record; query by
-        query, each query's best first), made with no object per hit."""
+        query, each query's best first), made with no object per hit.
+
+        >>> from swgpu import Scoring, Sequence
+        >>> genome = [Sequence.from_text("chr", "TTTTTTTTGATTACAGATTACATTTTTTTTTT" * 2)]
+        >>> query = Sequence.from_text("q", "GATTACAGATTACA")
+        >>> hits = Scanner(Scoring.default("dna"), device="cpu").scan_columns([query], genome, top=3, min_score=10)
+        >>> hits.score.tolist(), hits.target_start.tolist(), hits.cigars()
+        ([28, 28], [8, 40], ['14=', '14='])
+        """
         queries, genome = list(queries), list(genome)
         if top < 1:
             raise InputError("must be at least 1", param="top")
