@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["span_bound", "span_bounds", "cap_span", "pass_lead", "rule_range", "end_points", "best_end_points", "sliding_max"]
+__all__ = ["span_bound", "span_bounds", "cap_span", "pass_lead", "rule_range", "end_points", "best_end_points",
+           "sliding_max"]
 
 
 def span_bound(m: int, max_score: int, gap_open: int, gap_extend: int, score: int = 1) -> int:

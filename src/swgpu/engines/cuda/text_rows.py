@@ -16,17 +16,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import runtime
+from .traceback_runs import offsets
 
 __all__ = ["DeviceText", "KERNEL_FILE"]
 
 KERNEL_FILE = "text_rows.cu"
 _BLOCK = 256  # threads of a block (the kernels' __launch_bounds__)
-
-
-def _at(sizes: np.ndarray) -> np.ndarray:
-    at = np.zeros(sizes.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=at[1:])
-    return at
 
 
 class DeviceText:
@@ -47,7 +42,7 @@ class DeviceText:
         grid = (-(-n // _BLOCK),)
         sizes = cp.empty(max(n, 1), dtype=np.int64)
         self._kernel(sizes_kernel)(grid, (_BLOCK,), sized + (np.int64(n), sizes))
-        at = _at(sizes[:n].get())
+        at = offsets(sizes[:n].get())
         out = cp.empty(max(int(at[-1]), 1), dtype=np.uint8)
         self._kernel(fill_kernel)(grid, (_BLOCK,), filled(cp.asarray(at[:-1]), out))
         return out[:int(at[-1])].get(), at
@@ -62,7 +57,7 @@ class DeviceText:
             rows = lambda cols: cp.asarray(np.stack(cols).astype(i64, copy=False) if cols else np.zeros((1, n), i64))
             fields = (cp.asarray(np.asarray(kinds, i64)), cp.asarray(np.asarray(args, i64)), np.int32(len(kinds)),
                       rows(ints), rows(starts), rows(ends), cp.asarray(np.asarray(coff, i64)))
-            pool_at = _at(np.array([p.size for p in pools], dtype=i64))
+            pool_at = offsets(np.array([p.size for p in pools], dtype=i64))
             joined = cp.empty(max(int(pool_at[-1]), 1), dtype=np.uint8)
             for p, a in zip(pools, pool_at[:-1].tolist()):  # (each pool copied to its place: no join here)
                 if p.size:

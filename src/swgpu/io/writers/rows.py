@@ -106,8 +106,8 @@ class Rows:
             return np.zeros(0, dtype=np.uint8)
         if not worth(self.n):  # array operations (or a GPU's): no Numba to load for a few lines
             return small_lines().render_rows(self.n, self._kinds, self._args, self._ints, self._starts, self._ends,
-                               self._pool_of, self._pools, b"".join(self._consts),
-                               np.cumsum([0] + [len(c) for c in self._consts]))
+                                             self._pool_of, self._pools, b"".join(self._consts),
+                                             np.cumsum([0] + [len(c) for c in self._consts]))
         from .. import kernels as K
 
         kinds = np.array(self._kinds, dtype=np.int64)

@@ -164,7 +164,8 @@ def trace_end_columns(tracer, cluster, base: dict, qcodes, qoffsets, codes, boun
                       spans, strand, names):
     """:func:`~.windows.trace_windows` of end points: by ``tracer`` (this
     process's), or on ``cluster`` (a Dask executor) in two tasks per worker,
-    the batches put together in order."""
+    the batches put together in order; there ``codes`` is the genome as
+    ``cluster.scatter`` gave it (sent once for every round of a scan)."""
     from ...align.batch import AlignmentBatch
 
     unknown = base["scoring"].alphabet.unknown_code
@@ -173,8 +174,7 @@ def trace_end_columns(tracer, cluster, base: dict, qcodes, qoffsets, codes, boun
                              names, unknown)
     n = int(np.asarray(scores).size)
     per_task = max(1, -(-n // (2 * cluster.workers)))
-    genome = cluster.scatter(codes)
-    specs = [dict(base, qcodes=qcodes, qoffsets=qoffsets, genome=genome, bounds=bounds, names=names,
+    specs = [dict(base, qcodes=qcodes, qoffsets=qoffsets, genome=codes, bounds=bounds, names=names,
                   **{key: np.asarray(value)[k:k + per_task] for key, value in
                      (("query_index", query_index), ("columns", columns), ("scores", scores), ("spans", spans),
                       ("strand", strand))}) for k in range(0, n, per_task)]

@@ -203,19 +203,20 @@ class Scanner:
         names = [q.name for _, _, q in oriented_queries]
         name_rank = np.unique(np.array([r.name for r in genome], dtype=object).astype(str), return_inverse=True)[1]
         name_rank = name_rank.reshape(-1).astype(np.int64)
+        shared_codes = codes if here else self.cluster.scatter(codes)  # (sent once for every round)
 
         def trace(ends: np.ndarray) -> AlignmentBatch:
-            batch = trace_end_columns(self.tracer if here else None, self.cluster, base, qcodes, qoffsets, codes,
-                                      bounds, owner[ends], columns[ends], scores[ends], spans[ends], strand[ends],
-                                      names)
+            batch = trace_end_columns(self.tracer if here else None, self.cluster, base, qcodes, qoffsets,
+                                      shared_codes, bounds, owner[ends], columns[ends], scores[ends],
+                                      spans[ends], strand[ends], names)
             batch.query_index = query[ends]
             return batch
 
-        def cull(rounds: list, take=None) -> np.ndarray:
-            b = AlignmentBatch.concat(rounds)
+        def kept(b: AlignmentBatch, take=None) -> np.ndarray:
             return cull_columns(b.query_index, b.score, b.strand, name_rank[b.target_index], b.target_start,
                                 b.target_end, top, max_hsps, take)
 
-        rounds, _ = trace_rounds(query, scores, len(queries), top, trace, cull)
+        rounds, _ = trace_rounds(query, scores, len(queries), top, trace,
+                                 lambda done, take: kept(AlignmentBatch.concat(done), take))
         traced = AlignmentBatch.concat(rounds)
-        return traced.take(cull(rounds)) if rounds else traced
+        return traced.take(kept(traced)) if rounds else traced
