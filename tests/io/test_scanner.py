@@ -98,3 +98,33 @@ def test_numba_loads_without_scipy_for_the_command_line():
             "r = Rows(2); r.int(np.array([3, -4])); r.const('\\n'); assert r.render() == b'3\\n-4\\n'\n"
             "assert not any(isinstance(h, compiled._NoSciPy) for h in sys.meta_path)\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_device_scan_takes_the_large_texts_and_hands_back_what_it_does_not_take(monkeypatch):
+    """:func:`scanner.use_device_scan`: the texts the compiled scan would take go to the device's scan first;
+    its ``None`` leaves them to the host, which gives what it always gave."""
+    from swgpu.io.alphabet import DNA
+    from swgpu.io.scan_arrays import checked
+
+    data = np.frombuffer(b">r1 d\nACGT\n>r2\nGG\n", dtype=np.uint8)
+    host = scanner.scan_fasta(data, DNA.table)
+    seen = []
+
+    def device(text, check, cls):
+        seen.append((bytes(text), bytes(check), cls is scanner._CLASS))
+        return None
+
+    scanner.use_device_scan(device)
+    try:
+        small = scanner.scan_fasta(data, DNA.table)  # (not the compiled scan's: the device is not asked)
+        assert not seen
+        large = scanner.scan_fasta(data, DNA.table, compiled=True)
+        lut = np.frombuffer(DNA.table, dtype=np.uint8)
+        assert seen == [(bytes(data), bytes(checked(lut, scanner._CLASS)), True)]
+        for got in (small, large):
+            assert [t.strings() for t in got[:3]] == [t.strings() for t in host[:3]]
+            assert bytes(got[3]) == bytes(host[3])
+        scanner.use_device_scan(lambda text, check, cls: "device's")
+        assert scanner.scan_fasta(data, DNA.table, compiled=True) == "device's"
+    finally:
+        scanner.use_device_scan(None)

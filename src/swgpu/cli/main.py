@@ -164,7 +164,8 @@ def _run(parser: Parser, args) -> int:
         parser.print_help()
         return 2
     check_files(args)  # outputs writable, none of them an input or another output: before any work
-    if large_inputs(args, compiled.COMPILED_BYTES):
+    without = getattr(args, "without_numba", None)  # (a command that then has no need of Numba: not loaded)
+    if large_inputs(args, compiled.COMPILED_BYTES) and not (without and without(args)):
         compiled.preload_scan()  # Numba loads while NumPy, the engines and CuPy are imported
     elsewhere = getattr(args, "gpus_elsewhere", None)  # (a command whose GPUs are driven by other processes)
     if getattr(args, "device", None) and not (elsewhere is not None and elsewhere(args)):

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
 from .batches import write_parts
-from . import detach
+from . import detach, screen_scan
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
                       resolve_output)
@@ -50,7 +50,7 @@ def add_parser(subparsers) -> None:
     add_strand(p, "plus")
     add_quiet(p)
     declare(p, inputs=("query", "target", "pairs"), outputs=("output",))
-    p.set_defaults(gpus_elsewhere=_on_processes)
+    p.set_defaults(gpus_elsewhere=_on_processes, without_numba=screen_scan.scans_on_gpu)
     finish(p, run)
 
 
@@ -129,7 +129,7 @@ def _rare_collections(gen0: int = 100_000):
 
 
 def run(args) -> int:
-    with _rare_collections():
+    with _rare_collections(), screen_scan.gpu_scan(args):
         return _run(args)
 
 

@@ -5,12 +5,14 @@ interface (:mod:`swgpu.engines.base`), looked up by name in
 import importlib
 
 __all__ = ["Engine", "DatabaseScorer", "PairScorer", "Tracer", "get_engine", "resolve_device", "cuda_available",
-           "gpu_count", "gpu_unavailable_reason", "describe_devices", "register_engine", "unregister_engine"]
+           "gpu_count", "gpu_unavailable_reason", "describe_devices", "register_engine", "unregister_engine",
+           "fasta_scanner"]
 
 #: Public names, imported on first use from the module that defines them, so
 #: that :mod:`swgpu.engines.start` can start the GPU before NumPy is imported.
 _FROM = {name: "swgpu.engines.base" for name in __all__}
-_FROM.update(register_engine="swgpu.engines.registry", unregister_engine="swgpu.engines.registry")
+_FROM.update(register_engine="swgpu.engines.registry", unregister_engine="swgpu.engines.registry",
+             fasta_scanner="swgpu.engines.registry")
 
 
 def __getattr__(name: str):

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple, Union
 
 __all__ = ["EngineEntry", "Probe", "register_engine", "unregister_engine", "names", "device_choices", "lookup",
-           "is_accelerator", "probe", "describe", "load", "start"]
+           "is_accelerator", "probe", "describe", "load", "start", "fasta_scanner"]
 
 #: ``"module:attribute"`` (imported when first needed) or the object itself.
 Ref = Union[str, Callable]
@@ -60,6 +60,7 @@ class EngineEntry:
     probe: Ref | None = None
     start: Ref | None = None
     aliases: tuple[str, ...] = ()
+    scan: Ref | None = None
 
 
 _entries: dict[str, EngineEntry] = {}  # by name, in registration order
@@ -75,7 +76,7 @@ def _get(ref: Ref):
 
 
 def register_engine(name: str, loader: Ref, *, accelerator: bool, probe: Ref | None = None, start: Ref | None = None,
-                    aliases: tuple[str, ...] = ()) -> EngineEntry:
+                    aliases: tuple[str, ...] = (), scan: Ref | None = None) -> EngineEntry:
     """Register (or replace) the engine ``name``.
 
     ``loader``: its :class:`~swgpu.engines.base.Engine` subclass, or
@@ -86,10 +87,11 @@ def register_engine(name: str, loader: Ref, *, accelerator: bool, probe: Ref | N
     first need (default: always available, one device). ``start``: a
     function starting the first device in the background (or, given device
     ids or ``"all"``, those), harmless without one. ``aliases``: other names
-    of ``--device`` for it (not listed).
+    of ``--device`` for it (not listed). ``scan``: a class, made with a device
+    id, whose objects scan FASTA text on that device (:func:`fasta_scanner`).
     """
     name = name.lower()
-    entry = EngineEntry(name, loader, bool(accelerator), probe, start, tuple(a.lower() for a in aliases))
+    entry = EngineEntry(name, loader, bool(accelerator), probe, start, tuple(a.lower() for a in aliases), scan)
     _entries.pop(name, None)
     _entries[name] = entry
     _probes.pop(name, None)
@@ -175,6 +177,21 @@ def start(device: str = "auto", devices=None) -> None:
             hook() if devices is None else hook(devices)
 
 
+def fasta_scanner(device: str, device_id: int = 0):
+    """The FASTA scan of the engine ``device`` on its device ``device_id``, for
+    :func:`swgpu.io.scanner.use_device_scan` (``auto``: the first accelerator's
+    that has one; ``None``: none has, or ``device`` names none). Its ``prefetch()`` loads its kernels in the
+    background, and its ``text()`` gives the renderer of lines on that device,
+    for :func:`swgpu.io.writers.rows.use_device`."""
+    device = (device or "auto").lower()
+    entries = [e for e in _entries.values() if e.accelerator] if device == "auto" else [lookup(device)]
+    for entry in entries:
+        if entry is not None and entry.scan is not None:
+            return _get(entry.scan)(device_id)
+    return None
+
+
 register_engine("cpu", "swgpu.engines.cpu.engine:CpuEngine", accelerator=False)
 register_engine("cuda", "swgpu.engines.cuda.engine:CudaEngine", accelerator=True,
-                probe="swgpu.engines.cuda.runtime:probe", start="swgpu.engines.cuda.runtime:prime", aliases=("gpu",))
+                probe="swgpu.engines.cuda.runtime:probe", start="swgpu.engines.cuda.runtime:prime", aliases=("gpu",),
+                scan="swgpu.engines.cuda.fasta_scan:DeviceScan")

@@ -26,9 +26,14 @@ COMPILED_RECORDS = 100_000
 COMPILED_BYTES = 32 << 20
 
 
+#: Set by a command that has a GPU's path for every step that would load Numba (a GPU screen's score table:
+#: the GPU's scan and lines): the compiled paths are then taken only once Numba is loaded for something else.
+AVOID = False
+
+
 def worth(records: int) -> bool:
     """Whether ``records`` records are handled in compiled code."""
-    return records >= COMPILED_RECORDS or "numba" in sys.modules
+    return "numba" in sys.modules or (records >= COMPILED_RECORDS and not AVOID)
 
 
 def read_only(a):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["scan_part", "REJECT", "RECHECK"]
+__all__ = ["scan_part", "checked", "REJECT", "RECHECK"]
 
 REJECT = "reject"    #: the text is not of the common case (the exact scan would say so too)
 RECHECK = "recheck"  #: a letter line holds something else: the exact scan decides
@@ -78,12 +78,17 @@ def scan_part(data: np.ndarray, lut: np.ndarray, cls: np.ndarray | None = None):
         return REJECT  # a record without letters
     keep[ends[cr] - 1] = False
     letters = data[keep]
-    check = lut.copy()
-    check[(cls & (_WS | _COMMENT | _CONTROL)) != 0] = 255  # what the exact scan drops or refuses
-    codes = np.frombuffer(letters.tobytes().translate(check.tobytes()), dtype=np.uint8)  # (2x a NumPy look-up)
+    codes = np.frombuffer(letters.tobytes().translate(checked(lut, cls).tobytes()), dtype=np.uint8)  # (2x a look-up)
     if bool(np.any(codes == 255)):
         return RECHECK
     return found, loff, letters, codes
+
+
+def checked(lut: np.ndarray, cls: np.ndarray) -> np.ndarray:
+    """``lut`` with 255 for the bytes the exact scan drops or refuses among letters (whitespace, comments, control)."""
+    check = lut.copy()
+    check[(cls & (_WS | _COMMENT | _CONTROL)) != 0] = 255
+    return check
 
 
 def _headers(data: np.ndarray, hs: np.ndarray, he: np.ndarray, cls: np.ndarray, keep: np.ndarray) -> np.ndarray | None:

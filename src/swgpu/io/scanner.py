@@ -34,10 +34,10 @@ import numpy as np
 from .alphabet import SAMPLE_LETTERS, Alphabet, get_alphabet, guess_alphabet
 from .compiled import read_only, worth_bytes
 from .ranges import ranges, run_ranges
-from .scan_arrays import RECHECK, REJECT, scan_part
+from .scan_arrays import RECHECK, REJECT, checked as _checked, scan_part
 from .texts import Texts, gather_segments
 
-__all__ = ["scan_fasta", "read_columns", "LARGEST"]
+__all__ = ["scan_fasta", "read_columns", "use_device_scan", "LARGEST"]
 
 #: Files larger than this (decompressed) are read record by record.
 LARGEST = 1 << 34
@@ -49,6 +49,18 @@ _CLASS[[ord(c) for c in " \t\r\v\f"]] = _WS
 _CLASS[[*range(0x00, 0x09), *range(0x0E, 0x20), 0x7F]] = _CONTROL  # (\n ends lines; it is never looked up)
 _CLASS[0x80:] = _HEAD  # not ASCII: fine in letters (refused there later), not in a header here
 _CLASS[ord("#")] = _COMMENT
+
+
+_device = None  # the scan of large texts on a GPU (use_device_scan)
+
+
+def use_device_scan(scan) -> None:
+    """Scan the texts that :func:`scan_fasta` would scan in compiled code with
+    ``scan`` instead -- a function of ``(data, check, cls)`` that gives what
+    :func:`scan_fasta` gives, or ``None`` where the host should scan that text
+    (:class:`swgpu.engines.cuda.fasta_scan.DeviceScan`); ``None``: the host again."""
+    global _device
+    _device = scan
 
 
 def _column(data: np.ndarray, starts: np.ndarray, ends: np.ndarray, compiled: bool = False) -> Texts:
@@ -80,6 +92,10 @@ def scan_fasta(data: np.ndarray, table: bytes | None = None, threads: int | None
         return None
     lut = np.frombuffer(table, dtype=np.uint8) if table is not None else np.arange(256, dtype=np.uint8)
     compiled = table is not None and compiled
+    if compiled and _device is not None:  # (on a GPU; what it does not take, here as before)
+        found = _device(data, _checked(lut, _CLASS), _CLASS)
+        if found is not None:
+            return found
     found = _scan_parts(data, lut, threads, least, compiled=compiled)
     if found is REJECT:
         return None

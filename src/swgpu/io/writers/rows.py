@@ -32,13 +32,15 @@ _POOLS = 4  # byte pools of one render (a fixed count: one compiled kernel)
 _device = None  # what makes the lines of batches too small for the compiled kernels, where not the array passes
 
 
-def use_device(renderer) -> None:
+def use_device(renderer):
     """Make the lines of batches below :data:`~swgpu.io.compiled.COMPILED_RECORDS`
     with ``renderer`` -- an object with the ``render_rows`` and ``cigar_column`` of
     :mod:`.arrays`, same arguments and bytes (a GPU engine's, once it traces
-    alignments) -- instead of the array passes; ``None``: the array passes again."""
+    alignments) -- instead of the array passes; ``None``: the array passes again.
+    Returns the renderer it replaces."""
     global _device
-    _device = renderer
+    before, _device = _device, renderer
+    return before
 
 
 def small_lines():

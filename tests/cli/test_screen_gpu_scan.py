@@ -1,0 +1,57 @@
+"""When a screen scans its files on the GPU (a score table of large files on one GPU, Numba not loaded), and
+that the compiled host paths are avoided then."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pytest
+
+from swgpu.cli import screen_scan
+from swgpu.io import compiled
+
+
+def _args(tmp_path, **kw):
+    q, t = tmp_path / "q.fa", tmp_path / "t.fa"
+    for path in (q, t):
+        path.write_text(">r\nACGT\n" * 10)
+    base = dict(query=str(q), target=str(t), pairs=None, threshold=None, device="cuda", gpus="0", processes=None,
+                input_paths=("query", "target", "pairs"))
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_which_screens_scan_on_the_gpu(tmp_path, monkeypatch):
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 16)  # (the files count as large)
+    monkeypatch.delitem(sys.modules, "numba", raising=False)  # (as in a command's process until it loads it)
+    assert screen_scan.scans_on_gpu(_args(tmp_path))
+    assert screen_scan.scans_on_gpu(_args(tmp_path, gpus="1"))
+    for kw in (dict(threshold=0), dict(device="cpu"), dict(gpus="0,1"), dict(gpus="all"), dict(processes=2),
+               dict(pairs="p.tsv", query=None, target=None), dict(gpus="x")):
+        assert not screen_scan.scans_on_gpu(_args(tmp_path, **kw)), kw
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 1 << 30)
+    assert not screen_scan.scans_on_gpu(_args(tmp_path))  # (small files: the array scan, no Numba either)
+
+
+def test_numba_loaded_means_the_host_scans(tmp_path, monkeypatch):
+    pytest.importorskip("numba")
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 16)
+    assert "numba" in sys.modules or __import__("numba")
+    assert not screen_scan.scans_on_gpu(_args(tmp_path))
+
+
+def test_avoid_keeps_large_batches_off_the_compiled_paths(monkeypatch):
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    assert compiled.worth(compiled.COMPILED_RECORDS)
+    monkeypatch.setattr(compiled, "AVOID", True)
+    assert not compiled.worth(compiled.COMPILED_RECORDS) and not compiled.worth(10)
+
+
+def test_the_engines_fasta_scanners():
+    from swgpu.engines import fasta_scanner
+
+    assert fasta_scanner("cpu") is None and fasta_scanner("no-such-engine") is None
+    for name in ("cuda", "gpu", "auto"):
+        scan = fasta_scanner(name, 1)
+        assert type(scan).__name__ == "DeviceScan" and scan.device_id == 1  # (made without loading CuPy)
