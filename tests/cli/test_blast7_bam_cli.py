@@ -100,7 +100,7 @@ def test_align_and_scan_name_the_target_file_as_blast_does(run_cli, three):
 
 
 def test_screen_blast7_has_a_block_per_pair_across_parts(run_cli, tmp_path, monkeypatch):
-    from swgpu.cli import screen
+    from swgpu.cli import screen_parts
 
     rng = np.random.default_rng(3)
     q, t = [], []
@@ -115,7 +115,7 @@ def test_screen_blast7_has_a_block_per_pair_across_parts(run_cli, tmp_path, monk
             "7 qseqid sseqid score btop sseq"]
     code, whole, err = run_cli(args, tmp_path)
     assert code == 0, err
-    monkeypatch.setattr(screen, "PART", 7)  # several parts
+    monkeypatch.setattr(screen_parts, "CPU_PART", 7)  # several parts
     assert run_cli(args, tmp_path)[1] == whole
     *blocks, last = _blocks(whole)
     assert last == ["# BLAST processed 40 queries"] and [b[1] for b in blocks] == [f"# Query: r{k}" for k in range(40)]

@@ -55,3 +55,38 @@ def test_the_engines_fasta_scanners():
     for name in ("cuda", "gpu", "auto"):
         scan = fasta_scanner(name, 1)
         assert type(scan).__name__ == "DeviceScan" and scan.device_id == 1  # (made without loading CuPy)
+
+
+def test_a_score_table_the_gpu_scans_reads_smaller_parts_joined_as_read(tmp_path, monkeypatch):
+    from swgpu.cli import screen_parts
+
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 16)
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    assert screen_parts.part_size(_args(tmp_path)) == screen_parts.TABLE_PART
+    assert screen_parts.part_size(_args(tmp_path, threshold=0)) == screen_parts.PART
+    assert screen_parts.part_size(_args(tmp_path, device="cpu")) == screen_parts.CPU_PART
+    seen = {}
+
+    def parts(*a, **kw):
+        seen.update(kw)
+        yield from ()
+
+    monkeypatch.setattr("swgpu.io.chunks.paired_batches", parts)
+    monkeypatch.setattr(screen_parts.os, "cpu_count", lambda: 16)
+    list(screen_parts.read_parts(_args(tmp_path)))
+    assert seen["ahead"] == 2 and seen["later"] is False
+    list(screen_parts.read_parts(_args(tmp_path, threshold=0)))
+    assert seen["ahead"] == 0 and seen["later"] is False
+
+
+def test_parts_joined_now_or_later_hold_the_same_records(tmp_path):
+    from swgpu.io.chunks import paired_batches
+
+    q, t = tmp_path / "q.fa", tmp_path / "t.fa"
+    q.write_text("".join(f">q{k}\n{'ACGT' * (k % 9 + 1)}\n" for k in range(500)))
+    t.write_text("".join(f">t{k}\n{'GGCA' * (k % 7 + 1)}\n" for k in range(500)))
+    got = {}
+    for later in (True, False):
+        parts = list(paired_batches(q, t, 37, alphabet="dna", block=512, ahead=2, later=later))
+        got[later] = [(a.names, a.codes.tolist(), b.names, b.codes.tolist()) for a, b in parts]
+    assert got[True] == got[False] and len(got[True]) == -(-500 // 37)

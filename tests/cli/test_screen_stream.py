@@ -107,7 +107,7 @@ def test_small_parts_of_the_files_give_the_output_of_one(run_cli, tmp_path, monk
     SAM records held in a temporary file past a few bytes): the same bytes."""
     import gzip
 
-    import swgpu.cli.screen as screen_cli
+    import swgpu.cli.screen_parts as screen_cli
     from swgpu.io import chunks
     from swgpu.io.writers import spill
 
@@ -118,6 +118,7 @@ def test_small_parts_of_the_files_give_the_output_of_one(run_cli, tmp_path, monk
     outs = []
     for part, block, limit in ((1 << 18, 1 << 26, 1 << 29), (7, 300, 100), (64, 2000, 1 << 29)):
         monkeypatch.setattr(screen_cli, "PART", part)
+        monkeypatch.setattr(screen_cli, "CPU_PART", part)
         monkeypatch.setattr(chunks, "BLOCK", block)
         monkeypatch.setattr(spill, "LIMIT", limit)
         out = tmp_path / f"o.{fmt}"
@@ -130,12 +131,13 @@ def test_small_parts_of_the_files_give_the_output_of_one(run_cli, tmp_path, monk
 
 
 def test_unequal_files_in_parts_are_refused_with_both_counts(run_cli, tmp_path, monkeypatch):
-    import swgpu.cli.screen as screen_cli
+    import swgpu.cli.screen_parts as screen_cli
     from swgpu.io import chunks
 
     q, t = _pairs(tmp_path)
     t.write_text("".join(t.read_text().splitlines(keepends=True)[:-4]))
     monkeypatch.setattr(screen_cli, "PART", 16)
+    monkeypatch.setattr(screen_cli, "CPU_PART", 16)
     monkeypatch.setattr(chunks, "BLOCK", 500)
     out = tmp_path / "o.sam"
     code, _, err = run_cli(["screen", "-q", q, "-t", t, "--device", "cpu", "--threshold", "20", "-o", out])
@@ -146,9 +148,11 @@ def test_unequal_files_in_parts_are_refused_with_both_counts(run_cli, tmp_path, 
 @pytest.mark.parametrize("part", [1 << 18, 5])
 def test_a_target_name_twice_in_sam_is_listed_once_or_refused(run_cli, tmp_path, monkeypatch, part):
     """Targets named alike (the same window) across parts: one @SQ line; two lengths under one name: refused."""
-    import swgpu.cli.screen as screen_cli
+    import swgpu.cli.screen_parts as screen_cli
 
     monkeypatch.setattr(screen_cli, "PART", part)
+    monkeypatch.setattr(screen_cli, "CPU_PART", part)
+
     window = "ACGTTGCATTGACCGATTACAGGCATTACGATCGATCGGATCATTTACG"
     (tmp_path / "q.fa").write_text("".join(f">r{k}\n{window[k:k + 30]}\n" for k in range(12)))
     (tmp_path / "t.fa").write_text(f">w\n{window}\n" * 12)
@@ -170,7 +174,7 @@ def test_a_target_name_twice_in_sam_is_listed_once_or_refused(run_cli, tmp_path,
 def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp_path, monkeypatch):
     """A million pairs, scored (and the best aligned, SAM) in parts of 4,096 pairs
     read in 1 MiB blocks, give the bytes of one part read whole."""
-    import swgpu.cli.screen as screen_cli
+    import swgpu.cli.screen_parts as screen_cli
     from swgpu.io import chunks
     from swgpu.io.writers import spill
 
@@ -190,6 +194,7 @@ def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp
     outs = {}
     for label, part, block, limit in (("one", 1 << 21, 1 << 30, 1 << 33), ("parts", 4096, 1 << 20, 1 << 20)):
         monkeypatch.setattr(screen_cli, "PART", part)
+        monkeypatch.setattr(screen_cli, "CPU_PART", part)
         monkeypatch.setattr(chunks, "BLOCK", block)
         monkeypatch.setattr(spill, "LIMIT", limit)
         for kind, extra in (("tsv", []), ("sam", ["--threshold", "52", "-f", "sam"])):
@@ -207,10 +212,11 @@ def test_a_million_pairs_in_small_parts_give_the_output_of_one_part(run_cli, tmp
 def test_parts_rendered_on_several_lanes_give_the_output_of_one(run_cli, tmp_path, monkeypatch, fmt, extra):
     """Several lanes (here CPU engines, as the GPUs of a process would be) make
     each part's output bytes on their own threads; the file is one lane's."""
-    from swgpu.cli import screen
+    from swgpu.cli import screen_parts
 
     q, t = _pairs(tmp_path, 500)
-    monkeypatch.setattr(screen, "PART", 70)
+    monkeypatch.setattr(screen_parts, "PART", 70)
+    monkeypatch.setattr(screen_parts, "CPU_PART", 70)
     made = Screener.__init__
     outs = []
     for lanes in (1, 3):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -11,7 +10,8 @@ from contextlib import contextmanager
 from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
 from .batches import write_parts
-from . import detach, screen_scan
+from . import screen_scan
+from .screen_parts import read_parts
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
                       resolve_output)
@@ -73,45 +73,6 @@ def _check_table_output(args) -> None:
     if named not in (None, "blast6"):
         raise InputError(f"{args.output} names a {named} file, but without --threshold screen writes a table of "
                          "query, target, score: give --threshold, or a .tsv name", param="output")
-
-
-#: Pairs of a part: read, scored, traced and written together, while the next part is read, scored and traced.
-PART = 1 << 17
-#: Pairs of a part on the CPU: its scoring and tracing take the same cores, so smaller parts keep them both
-#: busy from the start to the end (200,000 pairs with SAM on 2 cores: 3.58 s against 4.07 s with PART).
-CPU_PART = 1 << 15
-
-
-def _part(args) -> int:
-    """Pairs of a part: :data:`CPU_PART` on the CPU (``cpu``, or ``auto`` with no NVIDIA driver), else :data:`PART`."""
-    cpu = args.device == "cpu" or (args.device in (None, "auto") and not detach.nvidia_driver())
-    return CPU_PART if cpu else PART
-
-
-def _read_parts(args):
-    """The pairs, in parts of :func:`_part` pairs (a pairs TSV: one part)."""
-    from ..io.pairs import pair_file_parts, read_pairs
-
-    if args.pairs and (args.query or args.target):
-        raise InputError("give either --pairs or -q/-t, not both")
-    if args.pairs:
-        return (part for part in [read_pairs(args.pairs, expect="dna")])
-    if args.query and args.target:
-        return pair_file_parts(args.query, args.target, _part(args), expect="dna", ahead=_blocks_ahead(args))
-    raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
-
-
-def _blocks_ahead(args) -> int:
-    """Blocks of each file scanned ahead, at once: one per GPU of several, two for a score table (what waits on the
-    reading), none for one GPU's alignments (its tracing is slower; < 2 GB at 10M pairs) nor for the CPU's scoring."""
-    from .options import gpu_ids
-
-    if args.device == "cpu" or (os.cpu_count() or 1) < 8:  # (the scan's threads would take the scoring's cores)
-        return 0
-    ids = gpu_ids(args.gpus)
-    if ids is None or len(set(ids)) > 1:
-        return 4 if ids is None else len(set(ids))
-    return 2 if args.threshold is None else 0
 
 
 @contextmanager
@@ -181,7 +142,7 @@ def _run(args) -> int:
     parts = None
     try:
         starting = pool.submit(start)
-        parts = _read_parts(args)
+        parts = read_parts(args)
         if args.threshold is None:  # (with alignments, the parts are read on the scoring thread, one ahead)
             parts = read_ahead(parts)
         first = next(parts, None)

@@ -293,11 +293,12 @@ def read_ahead(items: Iterator, depth: int = 1) -> Iterator:
 def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alphabet,
                    expect: str | Alphabet | None = None, what: str = "the expected alphabet",
                    hint: str | None = _HINT, block: int | None = None,
-                   ahead: int = 0) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+                   ahead: int = 0, later: bool | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """Record ``i`` of the query file with record ``i`` of the target file, in
     pairs of batches of ``records`` records each (the last may be shorter),
-    both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`,
-    and a part's records joined where first needed, :meth:`SequenceBatch.concat`).
+    both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`;
+    ``later``: a part's records joined where first needed, :meth:`SequenceBatch.concat`,
+    not here -- by default when ``ahead``).
     A file with more records than the other is an
     :class:`~swgpu.exceptions.InputError` that counts both, raised when the
     shorter one ends (after the pairs before it)."""
@@ -328,7 +329,8 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
             n = min(records, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
-            yield _take(held[0], n, bool(ahead)), _take(held[1], n, bool(ahead))  # (ahead: joined where first needed)
+            join_later = bool(ahead) if later is None else later
+            yield _take(held[0], n, join_later), _take(held[1], n, join_later)
         if seen[0] != seen[1]:
             for s in (0, 1):
                 seen[s] += sum(map(len, sides[s]))
