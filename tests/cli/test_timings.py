@@ -65,3 +65,22 @@ def test_the_phases_of_a_whole_process_add_up_to_its_time(tmp_path):
     assert list(rows)[0] == "start" and rows["start"] > 0
     assert abs(sum(v for k, v in rows.items() if k != "total") - rows["total"]) < 0.01
     assert rows["total"] <= wall + 0.02  # (the process's start is known to a clock tick, 10 ms)
+
+
+def test_a_cpu_screen_of_large_files_loads_numba_in_a_phase_of_its_own(run_cli, tmp_path, monkeypatch):
+    """Numba's load, begun at the start for large inputs, ends before the reading on the CPU (whose kernels need
+    it): ``load``, then ``read`` (the reading alone)."""
+    import threading
+
+    from swgpu.io import compiled
+
+    loaded = threading.Thread(target=compiled.load_scan)  # (what the start began for large files, done here)
+    loaded.start()
+    monkeypatch.setattr(compiled, "_preloading", loaded)  # (put back after)
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 64)  # (these files count as large)
+    (tmp_path / "q.fa").write_text("".join(f">q{k}\nACGTACGTAC\n" for k in range(20)))
+    (tmp_path / "t.fa").write_text("".join(f">t{k}\nTTACGTTCGTAA\n" for k in range(20)))
+    code, out, err = run_cli(["screen", "-q", tmp_path / "q.fa", "-t", tmp_path / "t.fa", "--device", "cpu",
+                              "--threshold", "1", "-f", "sam", "--timings", "-o", tmp_path / "s.sam"])
+    assert code == 0, err
+    assert _phases(err, "screen") == ["load", "read", "upload", "score", "traceback+write", "total"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 
 __all__ = ["COMPILED_RECORDS", "COMPILED_BYTES", "worth", "worth_bytes", "read_only", "read_only_codes", "preload_scan",
-           "wait_preload", "load_scan", "load_numba", "announce_compile", "announce_compiling", "will_compile"]
+           "preloading", "wait_preload", "load_scan", "load_numba", "announce_compile", "announce_compiling", "will_compile"]
 
 #: Records from which the compiled paths are taken.
 COMPILED_RECORDS = 100_000
@@ -78,6 +78,11 @@ def preload_scan() -> None:
 
     _preloading = threading.Thread(target=load, name="swgpu-numba", daemon=True)
     _preloading.start()
+
+
+def preloading() -> bool:
+    """Whether :func:`preload_scan` began loading Numba in this process."""
+    return _preloading is not None
 
 
 def wait_preload() -> None:
