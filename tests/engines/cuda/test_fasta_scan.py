@@ -112,3 +112,17 @@ def test_screen_score_table_scanned_on_the_gpu_equals_the_cpus(tmp_path):
     assert outs["cuda"][0] == outs["cpu"][0]
     assert outs["cuda"][1] == "False"  # (the GPU's scan and lines: Numba not loaded)
     assert outs["cuda"][0].count(b"\n") == 3001
+
+
+def test_a_gpu_without_memory_hands_the_text_back(scan, monkeypatch):
+    import cupy
+
+    data = np.frombuffer(b">r1\nACGT\n", dtype=np.uint8)
+    lut = _lut(DNA.table)
+    assert scan(data, checked(lut, _CLASS), _CLASS) is not None
+
+    def full(*args, **kwargs):
+        raise cupy.cuda.memory.OutOfMemoryError(1 << 40, 0, 0)
+
+    monkeypatch.setattr(cupy, "asarray", full)
+    assert scan(data, checked(lut, _CLASS), _CLASS) is None  # (the host scans it)

@@ -70,7 +70,16 @@ class DeviceScan:
         """``(names, descriptions, letters, codes)`` of the FASTA text ``data``
         (``uint8``, beginning with ``>``) with the codes by the 256-byte table
         ``check`` (255: what the array scan does not take as a letter) and the
-        byte classes ``cls``; or ``None`` when it is not of the common case."""
+        byte classes ``cls``; or ``None`` when it is not of the common case, or
+        the GPU has not the memory for it now (the host scans it then)."""
+        try:
+            return self._scan(data, check, cls)
+        except Exception as exc:
+            if self._cp is not None and isinstance(exc, self._cp.cuda.memory.OutOfMemoryError):
+                return None
+            raise
+
+    def _scan(self, data: np.ndarray, check: np.ndarray, cls: np.ndarray):
         if self._cp is None:
             if not runtime.available():  # (the host scans it, and says why the GPU is not used where it matters)
                 return None
