@@ -30,6 +30,9 @@ def test_which_screens_scan_on_the_gpu(tmp_path, monkeypatch):
     for kw in (dict(threshold=0), dict(device="cpu"), dict(gpus="0,1"), dict(gpus="all"), dict(processes=2),
                dict(pairs="p.tsv", query=None, target=None), dict(gpus="x")):
         assert not screen_scan.scans_on_gpu(_args(tmp_path, **kw)), kw
+    monkeypatch.setattr(screen_scan, "MOST_BYTES", 100)
+    assert not screen_scan.scans_on_gpu(_args(tmp_path))  # (files this large: the host scans them)
+    monkeypatch.setattr(screen_scan, "MOST_BYTES", 1 << 30)
     monkeypatch.setattr(compiled, "COMPILED_BYTES", 1 << 30)
     assert not screen_scan.scans_on_gpu(_args(tmp_path))  # (small files: the array scan, no Numba either)
 
