@@ -93,3 +93,40 @@ def test_parts_joined_now_or_later_hold_the_same_records(tmp_path):
         parts = list(paired_batches(q, t, 37, alphabet="dna", block=512, ahead=2, later=later))
         got[later] = [(a.names, a.codes.tolist(), b.names, b.codes.tolist()) for a, b in parts]
     assert got[True] == got[False] and len(got[True]) == -(-500 // 37)
+
+
+def test_gpu_scan_gives_the_reader_and_the_writers_the_engines_scan_then_takes_them_back(tmp_path, monkeypatch):
+    """The glue of :func:`screen_scan.gpu_scan`, with a stand-in for the GPU's scan (CPU only): the reader asks it
+    first, the lines are its renderer's, the compiled host paths are avoided; all as before after the block."""
+    import numpy as np
+
+    import swgpu.engines
+    from swgpu.io import scanner
+    from swgpu.io.alphabet import DNA
+    from swgpu.io.writers import arrays, rows
+
+    class Scan:
+        asked = 0
+
+        def __call__(self, data, check, cls):
+            Scan.asked += 1
+            return None  # (the host scans it)
+
+        def text(self):
+            return arrays
+
+    monkeypatch.setattr(compiled, "COMPILED_BYTES", 16)
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.setattr(swgpu.engines, "fasta_scanner", lambda device, device_id: Scan())
+    before = rows.use_device(None)
+    rows.use_device(before)
+    data = np.frombuffer(b">r1\nACGT\n", dtype=np.uint8)
+    table = rows.Rows(3)
+    table.int(np.array([1, -2, 30]))
+    table.const("\n")
+    with screen_scan.gpu_scan(_args(tmp_path)):
+        assert compiled.AVOID and not compiled.worth(compiled.COMPILED_RECORDS)
+        assert scanner.scan_fasta(data, DNA.table, compiled=True) is not None and Scan.asked == 1
+        assert bytes(table.render_array()) == b"1\n-2\n30\n"  # (the stand-in's renderer: the array passes)
+        assert rows.small_lines().render_rows is arrays.render_rows
+    assert not compiled.AVOID and rows.use_device(before) is before and scanner._device is None
