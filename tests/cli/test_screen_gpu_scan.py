@@ -130,3 +130,14 @@ def test_gpu_scan_gives_the_reader_and_the_writers_the_engines_scan_then_takes_t
         assert bytes(table.render_array()) == b"1\n-2\n30\n"  # (the stand-in's renderer: the array passes)
         assert rows.small_lines().render_rows is arrays.render_rows
     assert not compiled.AVOID and rows.use_device(before) is before and scanner._device is None
+
+
+def test_the_lines_fall_back_to_the_array_passes_where_the_gpu_cannot_be_used():
+    from swgpu.exceptions import EngineError
+    from swgpu.io.writers import arrays
+
+    class NoGpu:
+        def text(self):
+            raise EngineError("CUDA engine unavailable: no device")
+
+    assert screen_scan.Lines(NoGpu()).render_rows is arrays.render_rows

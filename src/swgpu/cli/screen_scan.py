@@ -71,10 +71,17 @@ def gpu_scan(args):
 
 class Lines:
     """The renderer of lines handed to :func:`~swgpu.io.writers.rows.use_device`: the scan's GPU's
-    (``scan.text()``), made when first used (on the writing thread, once CuPy is loaded)."""
+    (``scan.text()``), made when first used (on the writing thread, once CuPy is loaded); the array passes,
+    the same bytes, where that GPU cannot be used after all (``--device auto`` that took the CPU)."""
 
     def __init__(self, scan):
         self._scan = scan
 
     def __getattr__(self, name: str):
-        return getattr(self._scan.text(), name)
+        from ..exceptions import EngineError
+
+        try:
+            renderer = self._scan.text()
+        except EngineError:
+            from ..io.writers import arrays as renderer
+        return getattr(renderer, name)
