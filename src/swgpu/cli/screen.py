@@ -11,7 +11,7 @@ from ..engines.kernel_names import GPU_ONLY_KERNELS, KERNEL_CHOICES
 from ..exceptions import InputError
 from .batches import write_parts
 from . import screen_scan
-from .screen_parts import CPU_PART, part_size, read_parts
+from .screen_parts import read_parts
 from .checks import gap_penalty, non_negative_int, non_positive_int, positive_int
 from .options import (add_device, add_output, add_quiet, add_strand, check_scoring, finish, format_from_name,
                       resolve_output)
@@ -140,7 +140,7 @@ def _run(args) -> int:
 
     from ..io import compiled
 
-    if part_size(args) == CPU_PART and compiled.preloading():  # the CPU's kernels need Numba, whose load began at
+    if screen_scan.on_cpu(args) and compiled.preloading():  # the CPU's kernels need Numba, whose load began at
         compiled.wait_preload()  # the start: it ends here, before the reading, as a phase of its own
         report.phase("load")
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")

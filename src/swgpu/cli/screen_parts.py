@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 
-from . import detach
 from ..exceptions import InputError
-from .screen_scan import scans_on_gpu
+from .screen_scan import on_cpu, scans_on_gpu
 
 __all__ = ["read_parts", "part_size", "blocks_ahead", "PART", "CPU_PART", "TABLE_PART"]
 
@@ -25,7 +24,7 @@ TABLE_PART = 1 << 16
 def part_size(args) -> int:
     """Pairs of a part: :data:`CPU_PART` on the CPU (``cpu``, or ``auto`` with no NVIDIA driver),
     :data:`TABLE_PART` for a score table the GPU scans, else :data:`PART`."""
-    if args.device == "cpu" or (args.device in (None, "auto") and not detach.nvidia_driver()):
+    if on_cpu(args):
         return CPU_PART
     return TABLE_PART if scans_on_gpu(args) else PART
 

@@ -14,7 +14,7 @@ from .options import gpu_ids
 from .paths import large_inputs
 from .screen_lanes import input_bytes
 
-__all__ = ["scans_on_gpu", "gpu_scan", "MOST_BYTES"]
+__all__ = ["on_cpu", "scans_on_gpu", "gpu_scan", "MOST_BYTES"]
 
 #: Bytes of the two FASTA files up to which a score table is scanned on the GPU. A million pairs (420 MB) took
 #: 1.03-1.20 s against 1.35-1.54 s; ten million (4.2 GB) 7.6-7.7 s against 5.5-6.0 s (one H200): there its many
@@ -22,17 +22,28 @@ __all__ = ["scans_on_gpu", "gpu_scan", "MOST_BYTES"]
 MOST_BYTES = 1 << 30
 
 
+def on_cpu(args) -> bool:
+    """Whether the screen runs on the CPU: ``cpu``, or ``auto`` with no NVIDIA driver (nothing loaded to know)."""
+    return args.device == "cpu" or (args.device in (None, "auto") and not detach.nvidia_driver())
+
+
 def scans_on_gpu(args) -> bool:
     """Whether this screen scans its FASTA files on its GPU and makes its lines there: a score table (no
     alignments) of two files large enough for the compiled scan and together not over :data:`MOST_BYTES`, on one
-    GPU driven from this process, in a process that has not loaded Numba."""
+    GPU driven from this process, in a process that has not loaded Numba. Decided once a command (kept on
+    ``args``): its start, reading and part sizes all ask."""
+    found = getattr(args, "_scans_on_gpu", None)
+    if found is None:
+        found = args._scans_on_gpu = _scans_on_gpu(args)
+    return found
+
+
+def _scans_on_gpu(args) -> bool:
     from ..io.compiled import COMPILED_BYTES
 
     if args.threshold is not None or args.pairs or not (args.query and args.target) or "numba" in sys.modules:
         return False
-    if args.device == "cpu" or (args.device in (None, "auto") and not detach.nvidia_driver()):
-        return False
-    if getattr(args, "processes", None) not in (None, 1):
+    if on_cpu(args) or getattr(args, "processes", None) not in (None, 1):
         return False
     try:
         ids = gpu_ids(args.gpus)
@@ -55,7 +66,8 @@ def gpu_scan(args):
     from ..io.writers.rows import use_device
 
     scan = fasta_scanner(args.device, gpu_ids(args.gpus)[0])
-    if scan is None:
+    if scan is None:  # (no engine of that name has one: the host reads, in the host's parts)
+        args._scans_on_gpu = False
         yield
         return
     use_device_scan(scan)

@@ -308,6 +308,7 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
         raise InputError("only one of the query and target files can be standard input (-)")
     sides = [file_batches(p, alphabet, expect=expect, what=what, hint=hint, block=block, ahead=ahead)
              for p in (query_path, target_path)]
+    later = bool(ahead) if later is None else later
     pool = ThreadPoolExecutor(2, thread_name_prefix="swgpu-pairs")
     held: list[list[SequenceBatch]] = [[], []]
     ended = [False, False]
@@ -329,8 +330,7 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
             n = min(records, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
-            join_later = bool(ahead) if later is None else later
-            yield _take(held[0], n, join_later), _take(held[1], n, join_later)
+            yield _take(held[0], n, later), _take(held[1], n, later)
         if seen[0] != seen[1]:
             for s in (0, 1):
                 seen[s] += sum(map(len, sides[s]))
