@@ -7,7 +7,7 @@ from contextlib import ExitStack, closing
 
 from .options import program_line, report_options
 
-__all__ = ["write_parts", "write_batch", "write_hits"]
+__all__ = ["write_parts", "write_batch", "write_hits", "write_found"]
 
 
 def write_parts(args, scoring, parts) -> int:
@@ -115,4 +115,32 @@ def write_hits(args, scoring, batch, queries, targets) -> int:
             write_batch(writer, batch, SequenceBatch.from_sequences(list(queries)),
                         SequenceBatch.from_sequences(list(targets)), scoring, query_offset=0)
         writer.finish_queries(len(queries))
+    return writer.count
+
+
+def write_found(args, scoring, found, queries, descriptions=None) -> int:
+    """Write a search's hits (:class:`~swgpu.workloads.search.HitBatch` es of
+    ``queries``, in order) to ``args.output`` in ``args.format``: as columns
+    where the format allows, each hit as the record writer writes it. The SAM
+    header lists the targets hit, in order of first appearance;
+    ``descriptions``: target name -> description (``stitle``). Returns how
+    many alignments were written."""
+    import numpy as np
+
+    from ..io.writers import AlignmentWriter
+
+    targets = []
+    if args.format in ("sam", "bam"):
+        for part in found:
+            firsts = np.sort(np.unique(part.hits.target_index, return_index=True)[1])
+            order = part.hits.target_index[firsts]
+            names = part.targets.name_texts().take(order).strings()
+            targets += zip(names, part.targets.lengths[order].tolist())
+    with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
+                         targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
+                         descriptions=descriptions, **report_options(args, queries)) as writer:
+        for part in found:
+            if len(part.hits):
+                write_batch(writer, part.hits, part.queries, part.targets, scoring, query_offset=part.first)
+            writer.finish_queries(part.first + len(part.queries))
     return writer.count

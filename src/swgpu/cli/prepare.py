@@ -110,6 +110,7 @@ def commands(folder: str) -> list[list[str]]:
         runs.append(["search", "-q", q, "-d", t, "--top", "3", "-f", fmt])
     runs += [
         ["search", "-q", q, "-d", t, "--top", "3", "--max-hsps", "2", "--outfmt", "6 qseqid sseqid evalue bitscore qcovs btop"],
+        ["search", "-q", q, "-d", t, "--top", "3", "--outfmt", "6 qseqid sseqid qseq sseq btop"],
         ["makedb", t, db],
         ["search", "-q", q, "-d", db, "--top", "3"],
         ["search", "-q", d["probes"], "-d", d["genome"], "--top", "3"],

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
+from .batches import write_found
 from .checks import memory_size, positive_float, positive_int
 from .cluster import wants_cluster
 from .options import (add_cluster, add_device, add_output, add_quiet, add_strand, add_scoring, check_scoring,
@@ -110,16 +112,21 @@ def _search(args, report, db, queries, scoring, executor) -> int:
     # the CPU engine scores queries one by one anyway: batches of one query a thread move the bar often and
     # trace the hits of a batch together on all threads (on a cluster, a batch is one round of tasks: keep them large)
     batch = {"batch": searcher.threads} if searcher.device == "cpu" and executor is None else {}
+    columns = args.max_hsps == 1  # (further alignments come as objects)
+    run = searcher.search_columns if columns else partial(searcher.search, max_hsps=args.max_hsps)
     with searcher, report.progress(total, f"searching {plural(len(db), 'sequence')}"):
-        results = list(searcher.search(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
-                                       max_hsps=args.max_hsps,
-                                       on_done=lambda q: report.advance(len(q) * cells_per_letter)))
+        results = list(run(queries, top=args.top, evalue=evalue, strand=args.strand, **batch,
+                           on_done=lambda q: report.advance(len(q) * cells_per_letter)))
     report.phase("score", searcher.score_seconds, rest_to_next=True)
     report.phase("rank", searcher.rank_seconds, rest_to_next=True)  # hits ranked, E-values fitted
     report.phase("traceback")  # (and what the searcher does around its steps)
-    written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results) for h in r.hits],
-                               descriptions=_descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ()))),
-                               queries=[r.query for r in results])
+    descriptions = _descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ())))
+    if columns:
+        written = write_found(args, scoring, results, queries, descriptions)
+    else:
+        written = write_alignments(args, scoring, [(h, r.query.text, k) for k, r in enumerate(results)
+                                                   for h in r.hits], descriptions=descriptions,
+                                   queries=[r.query for r in results])
     report.phase("write")
     report.summary(f"{plural(len(queries), 'query')} against {plural(len(db), 'sequence')}, "
                    f"{plural(written, 'hit')} written")

@@ -101,7 +101,11 @@ class Alphabet:
 
     def decode(self, codes: np.ndarray) -> str:
         """Canonical letters for a code array."""
-        return self._letters_arr[np.asarray(codes, dtype=np.intp)].tobytes().decode("ascii")
+        return self.decode_array(codes).tobytes().decode("ascii")
+
+    def decode_array(self, codes: np.ndarray) -> np.ndarray:
+        """Canonical letters for a code array, as ASCII bytes (``uint8``)."""
+        return self._letters_arr[np.asarray(codes, dtype=np.intp)]
 
 
 DNA = Alphabet(

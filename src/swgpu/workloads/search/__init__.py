@@ -3,6 +3,6 @@ the database split over GPUs (:mod:`.placement`) or over the workers of a
 Dask cluster (:mod:`.cluster`, host side; :mod:`.tasks`, what the workers run)."""
 
 from .placement import partition_by_residues
-from .searcher import Searcher, SearchResult, rank_hits, rank_strand_hits
+from .searcher import HitBatch, Searcher, SearchResult, rank_hits, rank_strand_hits
 
-__all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits", "partition_by_residues"]
+__all__ = ["Searcher", "SearchResult", "HitBatch", "rank_hits", "rank_strand_hits", "partition_by_residues"]

@@ -34,10 +34,12 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from ...align.alignment import Alignment
+from ...align.batch import AlignmentBatch
 from ...engines import resolve_device
 from ...exceptions import InputError
 from ...io.database import Database
 from ...io.sequence import Sequence
+from ...io.sequence_batch import SequenceBatch
 from ...parallel.executors import Executor, ThreadExecutor, is_distributed
 from ...scoring import Scoring, Statistics
 from ...scoring.search_fit import SearchFit
@@ -45,9 +47,10 @@ from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .cluster import ClusterParts
+from .hits import HitBatch, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
 from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
 
-__all__ = ["Searcher", "SearchResult", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
+__all__ = ["Searcher", "SearchResult", "HitBatch", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
 
 #: How a search computes E-values (:class:`Searcher`'s ``evalues``).
 EVALUE_METHODS = ("search", "karlin")
@@ -73,31 +76,17 @@ def _limited(scorer, gpu_memory: int | None):
     return scorer
 
 
-def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
-    """Positions of the ``top`` best positive scores, best first; ties by ``index`` ascending."""
-    positive = np.flatnonzero(scores > 0)
-    if positive.size == 0 or top <= 0:
-        return positive[:0]
-    if positive.size > top:
-        # everything scoring above the top-th best, plus all ties at that score
-        kth = np.partition(scores[positive], positive.size - top)[positive.size - top]
-        positive = positive[scores[positive] >= kth]
-    order = np.lexsort((index[positive], -scores[positive].astype(np.int64)))
-    return positive[order[:top]]
-
-
 #: Threads that rank and fit the queries of a batch (more were slower: 20 queries x 100k, 16 cores).
 _RANK_THREADS = 4
 
 
-def rank_strand_hits(scores: dict[str, np.ndarray], index: np.ndarray, top: int) -> list[tuple[int, str]]:
-    """``(position, strand)`` of the ``top`` best positive scores of all
-    strands together, best first; ties by ``index``, then by the order of
-    ``scores`` (plus before minus)."""
-    signs = list(scores)
-    found = [(int(i), k) for k, sign in enumerate(signs) for i in rank_hits(scores[sign], index, top)]
-    found.sort(key=lambda c: (-int(scores[signs[c[1]]][c[0]]), int(index[c[0]]), c[1]))
-    return [(i, signs[k]) for i, k in found[:top]]
+@dataclass(eq=False)
+class _Picks:
+    """One query's hits to align: database positions, strands (1: minus) and the scoring pass's scores."""
+
+    positions: np.ndarray
+    minus: np.ndarray
+    scores: np.ndarray
 
 
 class Searcher:
@@ -265,8 +254,13 @@ class Searcher:
         t0 = time.perf_counter()
         scores = self.strand_scores([query], strand)[0]  # checks the query
         seconds = time.perf_counter() - t0
-        jobs, best, fit = self._jobs(query, scores, top, evalue)
-        hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue, fit)
+        picks, best, fit = self._ranked(query, scores, top, evalue)
+        if max_hsps > 1:
+            jobs = self._jobs(query, picks)
+            hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue, fit)
+        else:
+            found = self._columns(0, [query], [(picks, best, fit)])
+            hits = found.hits.alignments(found.queries, found.targets, self.scoring)
         return SearchResult(query, hits, best, seconds, scores)
 
     def _with_further(self, jobs: list[PairJob], alignments: list[Alignment], max_hsps: int,
@@ -313,41 +307,65 @@ class Searcher:
         for a, e, b in zip(live, ev, bits):
             a.evalue, a.bitscore = e, b
 
-    def _jobs(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
-              evalue: float | None) -> tuple[list[PairJob], np.ndarray, SearchFit | None]:
-        """The pairs to align for one query's hits, its best score per sequence
-        and the fit of those scores (None: E-values from the parameters)."""
+    def _ranked(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
+                evalue: float | None) -> tuple[_Picks, np.ndarray, SearchFit | None]:
+        """The hits to align of one query, its best score per sequence and the
+        fit of those scores (None: E-values from the parameters)."""
         db = self.database
-        picked = rank_strand_hits(scores, db.index, top)
-        space = (len(query), db.total_residues, len(db))
-        best = np.maximum.reduce(list(scores.values())) if len(scores) > 1 else next(iter(scores.values()))
+        pos, which = rank_strands(scores, db.index, top)
+        arrays = list(scores.values())
+        hit = np.empty(pos.size, arrays[0].dtype)
+        for k, values in enumerate(arrays):
+            on = which == k
+            hit[on] = values[pos[on]]
+        best = np.maximum.reduce(arrays) if len(arrays) > 1 else arrays[0]
         fit = self._fit(query, best)
-        if evalue is not None and picked:
-            ev = self._search_evalues(fit, query, np.array([scores[s][i] for i, s in picked]),
-                                      db.lengths[[i for i, _ in picked]])
-            picked = [p for p, e in zip(picked, ev) if e <= evalue]
-        jobs = [PairJob(query, db.sequence(i), int(scores[s][i]), space, strand=s) for i, s in picked]
-        return jobs, best, fit
+        if evalue is not None and pos.size:
+            keep = self._search_evalues(fit, query, hit, db.lengths[pos]) <= evalue
+            pos, which, hit = pos[keep], which[keep], hit[keep]
+        minus = np.array([sign == "-" for sign in scores], dtype=np.uint8)[which]
+        return _Picks(pos, minus, hit.astype(np.int64)), best, fit
 
-    def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
-               on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
-               strand: str = "both", max_hsps: int = 1) -> Iterator[SearchResult]:
-        """Search each query, in order: scores of up to ``batch`` queries at a
-        time (:meth:`strand_scores`; fewer for databases of hundreds of millions
-        of sequences), then the ranking and alignments of each.
-        A result's ``seconds`` is its share of its batch's scoring time.
-        ``strand``: ``both`` (default), ``plus`` or ``minus`` (DNA; see the module docs).
-        ``max_hsps``: each hit's alignment is followed by up to ``max_hsps - 1``
-        further alignments of the same query strand and sequence, none sharing an
-        aligned pair with one before it (:mod:`swgpu.align.hsps`), within ``evalue``;
-        ``top`` counts database sequences (and strands), not alignments."""
-        self._check_evalue(evalue)
-        check_max_hsps(max_hsps)
+    def _jobs(self, query: Sequence, picks: _Picks) -> list[PairJob]:
+        """The hits of :meth:`_ranked` as :class:`PairJob` s (further alignments, a cluster's tracing)."""
+        db = self.database
+        space = (len(query), db.total_residues, len(db))
+        return [PairJob(query, db.sequence(i), e, space, strand="-" if m else "+")
+                for i, m, e in zip(picks.positions.tolist(), picks.minus.tolist(), picks.scores.tolist())]
+
+    def _columns(self, first: int, chunk: list[Sequence], prepared: list) -> HitBatch:
+        """The hits of the queries ``chunk`` (``first`` on) traced together, as columns."""
+        db = self.database
+        picks = [p for p, _, _ in prepared]
+        qi = np.repeat(np.arange(len(chunk), dtype=np.int64), [p.positions.size for p in picks])
+        pos = np.concatenate([p.positions for p in picks]).astype(np.int64)
+        members, ti = np.unique(pos, return_inverse=True)
+        queries, targets = SequenceBatch.from_sequences(chunk), target_rows(db, members)
+        if not qi.size:
+            hits = AlignmentBatch.concat([])
+        elif self._cluster is not None:  # the workers trace PairJobs
+            every = [j for q, p in zip(chunk, picks) for j in self._jobs(q, p)]
+            hits = AlignmentBatch.from_alignments(self._trace(every), qi, ti)
+        else:
+            n = qi.size
+            spaces = (queries.lengths[qi], np.full(n, db.total_residues, np.int64), np.full(n, len(db), np.int64))
+            hits = self._traceback.columns(queries, targets, qi, ti, np.concatenate([p.scores for p in picks]),
+                                           np.concatenate([p.minus for p in picks]), spaces,
+                                           label=lambda k: chunk[int(qi[k])].name)
+        found = HitBatch(first, queries, targets, members, hits)
+        refit(hits, found.query_bounds(), [fit for _, _, fit in prepared], db)
+        return found
+
+    def _scored(self, queries: Iterable[Sequence], top: int, evalue: float | None, batch: int,
+                strand: str) -> Iterator[tuple[int, list[Sequence], list[dict], float, list]]:
+        """Each batch of queries scored and its hits ranked: ``(first, queries,
+        each one's strand scores, each one's share of the scoring seconds,
+        each one's :meth:`_ranked`)``."""
         copies = len(strands_for(strand, self.database.alphabet))
         # every result holds all scores of its query (each strand's and their best): keep a batch's under ~1 GiB
         arrays = copies + 1 if copies > 1 else 1
         batch = max(1, min(batch, (1 << 30) // max(1, 4 * arrays * len(self.database))))
-        it = iter(queries)
+        it, first = iter(queries), 0
         while True:
             chunk = []
             for q in it:  # checked by scores_many, before anything of the batch is scored
@@ -360,19 +378,57 @@ class Searcher:
             all_scores = self.strand_scores(chunk, strand)
             self.score_seconds += time.perf_counter() - t0
             seconds = (time.perf_counter() - t0) / len(chunk)
-            # the hits of the whole batch are traced together (one GPU batch)
             # each query's ranking and fit: NumPy passes over the whole database, most of them without the GIL
             # (more than four threads were slower: 20 queries x 100k, 16 cores)
             t0 = time.perf_counter()
             prepared = ThreadExecutor(min(self.threads, len(chunk), _RANK_THREADS)).map(
-                lambda job: self._jobs(job[0], job[1], top, evalue), list(zip(chunk, all_scores)))
+                lambda job: self._ranked(job[0], job[1], top, evalue), list(zip(chunk, all_scores)))
             self.rank_seconds += time.perf_counter() - t0
-            every = [j for jobs, _, _ in prepared for j in jobs]
-            alignments = iter(self._trace(every))
-            for q, scores, (jobs, best, fit) in zip(chunk, all_scores, prepared):
-                hits = self._with_further(jobs, [next(alignments) for _ in jobs], max_hsps, evalue, fit)
-                result = SearchResult(q, hits, best, seconds, scores)
+            yield first, chunk, all_scores, seconds, prepared
+            first += len(chunk)
+
+    def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
+               on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
+               strand: str = "both", max_hsps: int = 1) -> Iterator[SearchResult]:
+        """Search each query, in order: scores of up to ``batch`` queries at a
+        time (:meth:`strand_scores`; fewer for databases of hundreds of millions
+        of sequences), then the ranking and alignments of each (the hits of a
+        batch traced together, as :meth:`search_columns`; the alignments are views of those columns).
+        A result's ``seconds`` is its share of its batch's scoring time.
+        ``strand``: ``both`` (default), ``plus`` or ``minus`` (DNA; see the module docs).
+        ``max_hsps``: each hit's alignment is followed by up to ``max_hsps - 1``
+        further alignments of the same query strand and sequence, none sharing an
+        aligned pair with one before it (:mod:`swgpu.align.hsps`), within ``evalue``;
+        ``top`` counts database sequences (and strands), not alignments."""
+        self._check_evalue(evalue)
+        check_max_hsps(max_hsps)
+        for first, chunk, all_scores, seconds, prepared in self._scored(queries, top, evalue, batch, strand):
+            if max_hsps > 1:
+                jobs = [self._jobs(q, p) for q, (p, _, _) in zip(chunk, prepared)]
+                alignments = iter(self._trace([j for each in jobs for j in each]))
+                hits = [self._with_further(js, [next(alignments) for _ in js], max_hsps, evalue, fit)
+                        for js, (_, _, fit) in zip(jobs, prepared)]
+            else:
+                found = self._columns(first, chunk, prepared)
+                made = found.hits.alignments(found.queries, found.targets, self.scoring)
+                bounds = found.query_bounds().tolist()
+                hits = [made[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+            for q, scores, (_, best, _), own in zip(chunk, all_scores, prepared, hits):
+                result = SearchResult(q, own, best, seconds, scores)
                 if on_done is not None:
                     on_done(q)
                 yield result
 
+    def search_columns(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
+                       on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
+                       strand: str = "both") -> Iterator[HitBatch]:
+        """:meth:`search` (one alignment per hit) as columns: a :class:`~.hits.HitBatch`
+        for each batch of queries, the same hits, alignments and E-values, with
+        no object made per hit."""
+        self._check_evalue(evalue)
+        for first, chunk, _, _, prepared in self._scored(queries, top, evalue, batch, strand):
+            found = self._columns(first, chunk, prepared)
+            if on_done is not None:
+                for q in chunk:
+                    on_done(q)
+            yield found

@@ -1,0 +1,114 @@
+"""A search's hits as columns: each query's best database sequences ranked by
+array passes, the hits of a batch of queries traced together into one
+:class:`~swgpu.align.batch.AlignmentBatch`, and the E-values of each query's
+own fit put in its rows. No object is made per hit.
+
+Ranking: by score, highest first; equal scores by the database sequence's
+position in the source file, then by strand (the order the scores are given
+in: plus before minus).
+
+>>> import numpy as np
+>>> scores = {"+": np.array([5, 9, 0, 9]), "-": np.array([9, 1, 2, 0])}
+>>> pos, strand = rank_strands(scores, np.array([3, 2, 1, 0]), 3)
+>>> pos.tolist(), strand.tolist()
+([3, 1, 0], [0, 0, 1])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...align.batch import AlignmentBatch
+from ...io.database import Database
+from ...io.sequence_batch import SequenceBatch
+from ...io.texts import Texts
+
+__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit"]
+
+
+def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
+    """Positions of the ``top`` best positive scores, best first; ties by ``index`` ascending."""
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0 or top <= 0:
+        return positive[:0]
+    if positive.size > top:
+        # everything scoring above the top-th best, plus all ties at that score
+        kth = np.partition(scores[positive], positive.size - top)[positive.size - top]
+        positive = positive[scores[positive] >= kth]
+    order = np.lexsort((index[positive], -scores[positive].astype(np.int64)))
+    return positive[order[:top]]
+
+
+def rank_strands(scores: dict[str, np.ndarray], index: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(positions, strands)`` of the ``top`` best positive scores of all
+    strands together, best first (``strands[k]``: which of ``scores``' arrays,
+    0 the first); ties by ``index``, then by the order of ``scores``."""
+    arrays = list(scores.values())
+    found = [rank_hits(s, index, top) for s in arrays]
+    if len(found) == 1:
+        return found[0], np.zeros(found[0].size, np.int64)
+    pos = np.concatenate(found)
+    strand = np.repeat(np.arange(len(found), dtype=np.int64), [f.size for f in found])
+    score = np.concatenate([s[f].astype(np.int64) for s, f in zip(arrays, found)])
+    order = np.lexsort((strand, index[pos], -score))[:top]
+    return pos[order], strand[order]
+
+
+def rank_strand_hits(scores: dict[str, np.ndarray], index: np.ndarray, top: int) -> list[tuple[int, str]]:
+    """:func:`rank_strands` as ``(position, strand)`` pairs (``"+"``, ``"-"``)."""
+    signs = list(scores)
+    pos, strand = rank_strands(scores, index, top)
+    return [(i, signs[k]) for i, k in zip(pos.tolist(), strand.tolist())]
+
+
+def target_rows(db: Database, members: np.ndarray) -> SequenceBatch:
+    """The database sequences ``members`` (positions, in that order) as a
+    :class:`~swgpu.io.sequence_batch.SequenceBatch`: names, descriptions and
+    letters (decoded) as columns, codes a copy of theirs."""
+    members = np.asarray(members, dtype=np.int64)
+    residues, offsets = db.select(members)
+    at = members.tolist()
+    names = Texts.from_strings([db.names[i] for i in at])
+    descriptions = Texts.from_strings([db.descriptions[i] for i in at])
+    letters = Texts(db.alphabet.decode_array(residues), offsets)
+    return SequenceBatch.from_columns(names, descriptions, letters, residues, db.alphabet)
+
+
+@dataclass(eq=False)
+class HitBatch:
+    """The hits of consecutive queries of a search, as columns.
+
+    ``hits``: best first within each query, query by query;
+    ``hits.query_index`` points into ``queries`` (query ``first + k`` of the
+    search), ``hits.target_index`` into ``targets`` (the database sequences
+    hit, :func:`target_rows`); ``positions``: each of ``targets`` as a
+    database position (sorted order).
+    """
+
+    first: int
+    queries: SequenceBatch
+    targets: SequenceBatch
+    positions: np.ndarray
+    hits: AlignmentBatch
+
+    def query_bounds(self) -> np.ndarray:
+        """Where each query's rows begin in ``hits`` (and, last, their end)."""
+        return np.searchsorted(self.hits.query_index, np.arange(len(self.queries) + 1))
+
+
+def refit(hits: AlignmentBatch, bounds: np.ndarray, fits: list, db: Database) -> None:
+    """Put the E-values and bit scores of each query's search fit (``fits[k]``
+    for the rows ``bounds[k]:bounds[k + 1]``; ``None``: the parameters' values
+    kept) in ``hits``' rows that score above 0."""
+    for k, fit in enumerate(fits):
+        if fit is None:
+            continue
+        a, b = int(bounds[k]), int(bounds[k + 1])
+        live = a + np.flatnonzero(hits.score[a:b] > 0)
+        if not live.size:
+            continue
+        scores, lengths = hits.score[live], hits.target_length[live]
+        hits.evalue[live] = fit.evalues(scores, lengths, len(db), db.total_residues)
+        hits.bitscore[live] = fit.bitscores(scores, lengths)
