@@ -25,7 +25,8 @@ from ...io.database import Database
 from ...io.sequence_batch import SequenceBatch
 from ...io.texts import Texts
 
-__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit"]
+__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit", "grouped",
+           "TRACE_HITS", "TRACE_LETTERS"]
 
 
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
@@ -112,3 +113,42 @@ def refit(hits: AlignmentBatch, bounds: np.ndarray, fits: list, db: Database) ->
         scores, lengths = hits.score[live], hits.target_length[live]
         hits.evalue[live] = fit.evalues(scores, lengths, len(db), db.total_residues)
         hits.bitscore[live] = fit.bitscores(scores, lengths)
+
+
+#: Hits traced together, where there are as many: the hits of several batches
+#: of queries are joined (a tracer's call has a fixed cost; a GPU's is a few
+#: launches and copies).
+TRACE_HITS = 1 << 16
+#: ... unless their queries' and targets' letters reach this many first (the
+#: traceback's memory of their paths).
+TRACE_LETTERS = 1 << 26
+
+
+def grouped(scored, lengths: np.ndarray):
+    """Consecutive batches ``(first, queries, ranked)`` of a search (``ranked[k]``:
+    the hits of ``queries[k]``, an object with their database ``positions``,
+    and what else goes with them) joined into one until their hits reach
+    :data:`TRACE_HITS` or their letters :data:`TRACE_LETTERS` (``lengths``: the
+    database's), in order; the first query's number kept.
+
+    >>> from types import SimpleNamespace as S
+    >>> hit = lambda n: (S(positions=np.zeros(n, np.int64)), None, None)
+    >>> batches = [(0, ["a", "bb"], [hit(2), hit(1)]), (2, ["c"], [hit(1 << 16)]), (3, ["d"], [hit(0)])]
+    >>> [(first, queries) for first, queries, _ in grouped(iter(batches), np.array([5]))]
+    [(0, ['a', 'bb', 'c']), (3, ['d'])]
+    """
+    group, hits, letters = [], 0, 0
+    for first, queries, ranked in scored:
+        group.append((first, queries, ranked))
+        for q, (picks, *_) in zip(queries, ranked):
+            hits += picks.positions.size
+            letters += picks.positions.size * len(q) + int(lengths[picks.positions].sum())
+        if hits >= TRACE_HITS or letters >= TRACE_LETTERS:
+            yield _joined(group)
+            group, hits, letters = [], 0, 0
+    if group:
+        yield _joined(group)
+
+
+def _joined(group: list) -> tuple:
+    return group[0][0], [q for _, qs, _ in group for q in qs], [r for _, _, rs in group for r in rs]

@@ -47,7 +47,7 @@ from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .cluster import ClusterParts
-from .hits import HitBatch, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
+from .hits import HitBatch, grouped, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
 from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
 
 __all__ = ["Searcher", "SearchResult", "HitBatch", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
@@ -423,10 +423,13 @@ class Searcher:
                        on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
                        strand: str = "both") -> Iterator[HitBatch]:
         """:meth:`search` (one alignment per hit) as columns: a :class:`~.hits.HitBatch`
-        for each batch of queries, the same hits, alignments and E-values, with
-        no object made per hit."""
+        for each group of queries, the same hits, alignments and E-values, with
+        no object made per hit. The hits of consecutive batches of queries are
+        traced together (:func:`~.hits.grouped`); their scores are not kept."""
         self._check_evalue(evalue)
-        for first, chunk, _, _, prepared in self._scored(queries, top, evalue, batch, strand):
+        scored = ((first, chunk, [(picks, None, fit) for picks, _, fit in prepared])
+                  for first, chunk, _, _, prepared in self._scored(queries, top, evalue, batch, strand))
+        for first, chunk, prepared in grouped(scored, self.database.lengths):
             found = self._columns(first, chunk, prepared)
             if on_done is not None:
                 for q in chunk:
