@@ -68,3 +68,18 @@ def test_columns_write_what_the_records_write(run_cli, files, fmt, outfmt):
     assert code == 0, err
     fmt, columns = choose_format(None if outfmt else fmt, outfmt, None, "blast6")
     assert (files / "hits.out").read_bytes() == _records(args, files, fmt, columns)
+
+
+@pytest.mark.parametrize("fmt, loads", [("pairwise", True), ("json", True), ("sam", False), ("blast6", False)])
+def test_many_hits_of_a_format_without_array_columns_load_the_compiled_writers(run_cli, files, monkeypatch, fmt,
+                                                                               loads):
+    """The hits of all parts together decide (a GPU search's parts are each below the mark)."""
+    from swgpu.io import compiled
+
+    asked = []
+    monkeypatch.setattr(compiled, "COMPILED_RECORDS", 10)
+    monkeypatch.setattr(compiled, "load_numba", lambda: asked.append(True))
+    code, _, err = run_cli(["search", "-q", "q.fa", "-d", "db.fa", "--device", "cpu", "--top", "4", "-f", fmt,
+                            "-o", "many.out", "--quiet"], files)
+    assert code == 0, err
+    assert bool(asked) == loads

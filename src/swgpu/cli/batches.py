@@ -127,6 +127,7 @@ def write_found(args, scoring, found, queries, descriptions=None) -> int:
     many alignments were written."""
     import numpy as np
 
+    from ..io.compiled import COMPILED_RECORDS, load_numba
     from ..io.writers import AlignmentWriter
 
     targets = []
@@ -139,6 +140,8 @@ def write_found(args, scoring, found, queries, descriptions=None) -> int:
     with AlignmentWriter(args.output, args.format, scoring=scoring, program_line=program_line(args),
                          targets=targets, header=args.format == "pairwise", columns=getattr(args, "columns", None),
                          descriptions=descriptions, **report_options(args, queries)) as writer:
+        if not writer.array_columns and sum(len(part.hits) for part in found) >= COMPILED_RECORDS:
+            load_numba()  # (a GPU's search: its parts, each below the mark, pay for the compiled writers together)
         for part in found:
             if len(part.hits):
                 write_batch(writer, part.hits, part.queries, part.targets, scoring, query_offset=part.first)
