@@ -46,6 +46,7 @@ from ...scoring.search_fit import SearchFit
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
+from .batches import scored_batches
 from .cluster import ClusterParts
 from .hits import HitBatch, grouped, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
 from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
@@ -139,7 +140,8 @@ class Searcher:
         self.executor = executor if executor is not None else ThreadExecutor(threads)
         self.threads = ThreadExecutor(threads).threads
         self._longest = int(database.lengths.max()) if len(database) else 0
-        #: Wall seconds of scoring in :meth:`search` so far (for ``--timings``).
+        #: Wall seconds :meth:`search` waited for scores so far (for ``--timings``; on a GPU the
+        #: next batch is scored while one is ranked and traced).
         self.score_seconds = 0.0
         #: Wall seconds of further alignments (``max_hsps``) so far.
         self.further_seconds = 0.0
@@ -360,32 +362,25 @@ class Searcher:
                 strand: str) -> Iterator[tuple[int, list[Sequence], list[dict], float, list]]:
         """Each batch of queries scored and its hits ranked: ``(first, queries,
         each one's strand scores, each one's share of the scoring seconds,
-        each one's :meth:`_ranked`)``."""
+        each one's :meth:`_ranked`)``. On a GPU the next batch is scored while
+        the caller handles one (:func:`~.batches.scored_batches`);
+        :attr:`score_seconds` counts the waits for the scores."""
         copies = len(strands_for(strand, self.database.alphabet))
         # every result holds all scores of its query (each strand's and their best): keep a batch's under ~1 GiB
+        # (half of it where the next batch is scored while one is ranked and traced: two are held)
         arrays = copies + 1 if copies > 1 else 1
-        batch = max(1, min(batch, (1 << 30) // max(1, 4 * arrays * len(self.database))))
-        it, first = iter(queries), 0
-        while True:
-            chunk = []
-            for q in it:  # checked by scores_many, before anything of the batch is scored
-                chunk.append(q)
-                if len(chunk) >= max(1, batch):
-                    break
-            if not chunk:
-                return
-            t0 = time.perf_counter()
-            all_scores = self.strand_scores(chunk, strand)
-            self.score_seconds += time.perf_counter() - t0
-            seconds = (time.perf_counter() - t0) / len(chunk)
+        ahead = self.device != "cpu" and self._cluster is None
+        batch = max(1, min(batch, (1 << (29 if ahead else 30)) // max(1, 4 * arrays * len(self.database))))
+        for first, chunk, all_scores, seconds, waited in scored_batches(
+                queries, batch, lambda chunk: self.strand_scores(chunk, strand), ahead):
+            self.score_seconds += waited
             # each query's ranking and fit: NumPy passes over the whole database, most of them without the GIL
             # (more than four threads were slower: 20 queries x 100k, 16 cores)
             t0 = time.perf_counter()
             prepared = ThreadExecutor(min(self.threads, len(chunk), _RANK_THREADS)).map(
                 lambda job: self._ranked(job[0], job[1], top, evalue), list(zip(chunk, all_scores)))
             self.rank_seconds += time.perf_counter() - t0
-            yield first, chunk, all_scores, seconds, prepared
-            first += len(chunk)
+            yield first, chunk, all_scores, seconds / len(chunk), prepared
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32,

@@ -1,0 +1,71 @@
+"""The search's batches of queries scored one ahead
+(:func:`swgpu.workloads.search.batches.scored_batches`): the same batches and
+scores either way, the next batch scored while the caller holds one, errors
+raised where their batch comes, and an early stop that leaves no scoring
+running."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from swgpu.exceptions import InputError
+from swgpu.workloads.search.batches import scored_batches
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 20])
+def test_the_same_batches_ahead_or_not(size):
+    queries = [f"q{k}" for k in range(7)]
+    plain = [(f, b, s) for f, b, s, _, _ in scored_batches(iter(queries), size, lambda b: [len(q) for q in b], False)]
+    ahead = [(f, b, s) for f, b, s, _, _ in scored_batches(iter(queries), size, lambda b: [len(q) for q in b], True)]
+    assert plain == ahead
+    assert [q for _, b, _ in plain for q in b] == queries
+    assert [f for f, _, _ in plain] == list(range(0, 7, size))
+    assert list(scored_batches(iter([]), size, lambda b: b, True)) == []
+
+
+def test_the_next_batch_is_scored_while_the_caller_holds_one():
+    started = threading.Event()
+
+    def score(batch):
+        if batch == ["b"]:
+            started.set()
+        return batch
+
+    batches = scored_batches(["a", "b"], 1, score, True)
+    next(batches)
+    assert started.wait(10)  # (the caller has not asked for it)
+    assert next(batches)[1] == ["b"]
+
+
+def test_an_error_comes_where_its_batch_comes():
+    def score(batch):
+        if "bad" in batch:
+            raise InputError("bad query")
+        return batch
+
+    batches = scored_batches(["a", "b", "bad", "c"], 2, score, True)
+    assert next(batches)[1] == ["a", "b"]
+    with pytest.raises(InputError, match="bad query"):
+        next(batches)
+
+
+def test_an_early_stop_waits_for_the_batch_being_scored():
+    running = threading.Event()
+    release = threading.Event()
+    finished = []
+
+    def score(batch):
+        if batch == ["b"]:
+            running.set()
+            release.wait(10)
+            finished.append(True)
+        return batch
+
+    batches = scored_batches(["a", "b", "c"], 1, score, True)
+    next(batches)
+    assert running.wait(10)
+    threading.Timer(0.2, release.set).start()
+    batches.close()
+    assert finished == [True]
