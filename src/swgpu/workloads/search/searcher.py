@@ -420,13 +420,16 @@ class Searcher:
         """:meth:`search` (one alignment per hit) as columns: a :class:`~.hits.HitBatch`
         for each group of queries, the same hits, alignments and E-values, with
         no object made per hit. The hits of consecutive batches of queries are
-        traced together (:func:`~.hits.grouped`); their scores are not kept."""
+        traced together (:func:`~.hits.grouped`); their scores are not kept.
+        ``on_done(query)`` as each query's batch is scored and ranked."""
         self._check_evalue(evalue)
-        scored = ((first, chunk, [(picks, None, fit) for picks, _, fit in prepared])
-                  for first, chunk, _, _, prepared in self._scored(queries, top, evalue, batch, strand))
-        for first, chunk, prepared in grouped(scored, self.database.lengths):
-            found = self._columns(first, chunk, prepared)
-            if on_done is not None:
-                for q in chunk:
-                    on_done(q)
-            yield found
+
+        def scored():  # (the bar moves as each batch is scored: the hits of several are traced together)
+            for first, chunk, _, _, prepared in self._scored(queries, top, evalue, batch, strand):
+                if on_done is not None:
+                    for q in chunk:
+                        on_done(q)
+                yield first, chunk, [(picks, None, fit) for picks, _, fit in prepared]
+
+        for first, chunk, prepared in grouped(scored(), self.database.lengths):
+            yield self._columns(first, chunk, prepared)
