@@ -276,3 +276,11 @@ def test_scatter_is_sent_again_when_a_worker_leaves_meanwhile(monkeypatch, lost)
     ex.client = Client()
     monkeypatch.setattr(module.time, "sleep", lambda s: None)
     assert ex._send(np.arange(3)) == "future" and Client.calls == 2
+
+
+def test_cancel_forgets_a_scattered_object(ex):
+    """A scattered object cancelled is not kept to be sent again (a search's hits scatter theirs every group)."""
+    future = ex.scatter(np.arange(5))
+    assert future.key in ex._scattered
+    ex.cancel([future])
+    assert future.key not in ex._scattered

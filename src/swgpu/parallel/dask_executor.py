@@ -349,7 +349,10 @@ class DaskExecutor:
         return [(sorted(who.get(f.key) or []) or [None])[0] for f in futures]
 
     def cancel(self, futures: list) -> None:
-        """Forget ``futures`` (their results are dropped from the workers)."""
+        """Forget ``futures`` (their results are dropped from the workers; a
+        scattered object is no longer kept here to be sent again)."""
+        for future in futures:
+            self._scattered.pop(getattr(future, "key", None), None)
         self.client.cancel(list(futures))
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:

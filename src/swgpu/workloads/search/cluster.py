@@ -8,7 +8,8 @@ parts it has loaded (:mod:`.tasks`). A batch of queries is one task per part,
 sent to the worker holding it; the host gathers the scores into database
 order (:func:`~.placement.gather_scores`) and ranks the hits exactly as a
 search in one process does. The hits' alignments are traced by a few tasks
-(:func:`~.tasks.trace_jobs`), on the engines of the workers. Every step is
+(:func:`~.tasks.trace_columns`; with further alignments :func:`~.tasks.trace_jobs`),
+on the engines of the workers. Every step is
 exact, so the output is the one-process output.
 """
 
@@ -106,6 +107,31 @@ class ClusterParts:
         futures = [self.executor.submit(tasks.trace_jobs, jobs[a:b], self.scoring, self.statistics, self.device,
                                         name="trace") for a, b in groups]
         return [aln for part in self.executor.gather(futures) for aln in part]
+
+    def trace_columns(self, queries, targets, query_index, target_index, expected, strand, spaces):
+        """The hits ``(queries[query_index[k]], targets[target_index[k]])`` (two
+        :class:`~swgpu.io.sequence_batch.SequenceBatch`) as one
+        :class:`~swgpu.align.batch.AlignmentBatch`, in order, traced by a few
+        tasks (about two per worker, of similar numbers of cells); the queries and
+        targets sent to each worker once."""
+        from ...align.batch import AlignmentBatch
+
+        n = int(np.asarray(query_index).size)
+        if not n:
+            return AlignmentBatch.concat([])
+        cells = np.cumsum(queries.lengths[query_index] * targets.lengths[target_index])
+        count = max(1, min(n, 2 * max(1, self.executor.workers)))
+        cuts = np.unique(np.concatenate([[0], np.searchsorted(cells, cells[-1] * np.arange(1, count) / count,
+                                                               side="right"), [n]]))
+        base = dict(queries=self.executor.scatter(queries), targets=self.executor.scatter(targets),
+                    scoring=self.scoring, statistics=self.statistics, device=self.device)
+        specs = [dict(base, query_index=query_index[a:b], target_index=target_index[a:b], expected=expected[a:b],
+                      strand=strand[a:b], spaces=tuple(x[a:b] for x in spaces))
+                 for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()) if a < b]
+        try:
+            return AlignmentBatch.concat(self.executor.map(tasks.trace_columns, specs))
+        finally:
+            self.executor.cancel([base["queries"], base["targets"]])
 
     def close(self) -> None:
         """Release the parts' data; the scorers the workers keep too, unless the

@@ -343,16 +343,17 @@ class Searcher:
         pos = np.concatenate([p.positions for p in picks]).astype(np.int64)
         members, ti = np.unique(pos, return_inverse=True)
         queries, targets = SequenceBatch.from_sequences(chunk), target_rows(db, members)
-        if not qi.size:
+        n = qi.size
+        spaces = (queries.lengths[qi], np.full(n, db.total_residues, np.int64), np.full(n, len(db), np.int64))
+        expected, minus = np.concatenate([p.scores for p in picks]), np.concatenate([p.minus for p in picks])
+        if not n:
             hits = AlignmentBatch.concat([])
-        elif self._cluster is not None:  # the workers trace PairJobs
-            every = [j for q, p in zip(chunk, picks) for j in self._jobs(q, p)]
-            hits = AlignmentBatch.from_alignments(self._trace(every), qi, ti)
+        elif self._cluster is not None:  # traced on the workers
+            t0 = time.perf_counter()
+            hits = self._cluster.trace_columns(queries, targets, qi, ti, expected, minus, spaces)
+            self._trace_seconds += time.perf_counter() - t0
         else:
-            n = qi.size
-            spaces = (queries.lengths[qi], np.full(n, db.total_residues, np.int64), np.full(n, len(db), np.int64))
-            hits = self._traceback.columns(queries, targets, qi, ti, np.concatenate([p.scores for p in picks]),
-                                           np.concatenate([p.minus for p in picks]), spaces,
+            hits = self._traceback.columns(queries, targets, qi, ti, expected, minus, spaces,
                                            label=lambda k: chunk[int(qi[k])].name)
         found = HitBatch(first, queries, targets, members, hits)
         refit(hits, found.query_bounds(), [fit for _, _, fit in prepared], db)

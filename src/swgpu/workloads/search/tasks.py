@@ -1,6 +1,7 @@
 """The tasks of a search on the workers of a :class:`~swgpu.parallel.dask_executor.DaskExecutor`:
 database parts loaded into a worker's engine and scored there, and the hits
-traced (:func:`trace_jobs`); :class:`~.cluster.ClusterParts` sends them.
+traced (:func:`trace_columns`; :func:`trace_jobs` with further alignments);
+:class:`~.cluster.ClusterParts` sends them.
 
 A part of a database travels as ``(residues, offsets)`` (:meth:`Database.select
 <swgpu.io.database.Database.select>` of its members); the first task of a
@@ -43,8 +44,8 @@ from ...scoring import Scoring, Statistics
 from ..tracing import PairJob, Traceback
 from .placement import Shard
 
-__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "trace_jobs", "scoring_key", "loads",
-           "CACHE_PARTS"]
+__all__ = ["hold", "load_part", "compile_part", "score_part", "drop_parts", "trace_jobs", "trace_columns",
+           "scoring_key", "loads", "CACHE_PARTS"]
 
 #: Loaded parts a worker keeps (the least recently used beyond this are dropped).
 CACHE_PARTS = 8
@@ -167,3 +168,18 @@ def trace_jobs(jobs: list[PairJob], scoring: Scoring, statistics: Statistics, de
     their search scores, annotated with ``statistics``)."""
     engine, threads = worker_engine(device)
     return Traceback(engine.tracer(scoring), statistics, ThreadExecutor(threads), scoring=scoring).all(jobs)
+
+
+def trace_columns(spec: dict):
+    """The hits ``spec["query_index"]``/``spec["target_index"]`` of
+    ``spec["queries"]`` against ``spec["targets"]`` (two
+    :class:`~swgpu.io.sequence_batch.SequenceBatch`) as an
+    :class:`~swgpu.align.batch.AlignmentBatch`, on this worker's engine
+    (:meth:`Traceback.columns <swgpu.workloads.tracing.Traceback.columns>`:
+    checked against ``spec["expected"]``, annotated for ``spec["spaces"]``)."""
+    engine, threads = worker_engine(spec["device"])
+    scoring, queries, qi = spec["scoring"], spec["queries"], spec["query_index"]
+    trace = Traceback(engine.tracer(scoring), spec["statistics"], ThreadExecutor(threads), scoring=scoring)
+    names = queries.name_texts()
+    return trace.columns(queries, spec["targets"], qi, spec["target_index"], spec["expected"], spec["strand"],
+                         spec["spaces"], label=lambda k: names.take(qi[k:k + 1]).strings()[0])
