@@ -329,7 +329,7 @@ class Searcher:
         return _Picks(pos, minus, hit.astype(np.int64)), best, fit
 
     def _jobs(self, query: Sequence, picks: _Picks) -> list[PairJob]:
-        """The hits of :meth:`_ranked` as :class:`PairJob` s (further alignments, a cluster's tracing)."""
+        """The hits of :meth:`_ranked` as :class:`PairJob` s (for their further alignments, ``max_hsps``)."""
         db = self.database
         space = (len(query), db.total_residues, len(db))
         return [PairJob(query, db.sequence(i), e, space, strand="-" if m else "+")
