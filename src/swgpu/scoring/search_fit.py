@@ -164,9 +164,12 @@ def _failed(reason: str, dna: bool, sequences: int, residues: int, query_length:
 class _Bins:
     """Count, sum and sum of squares of (capped) scores per length bin."""
 
-    def __init__(self, bins: np.ndarray, scores: np.ndarray, size: int = _MAX_BIN + 1):
-        # (bins from _MAX_BIN + 1 to ``size`` hold what takes no part: left out of the sums, which are the same)
-        self.count = np.bincount(bins, minlength=size)[:_MAX_BIN + 1].astype(np.float64)
+    def __init__(self, bins: np.ndarray, scores: np.ndarray, size: int = _MAX_BIN + 1,
+                 count: np.ndarray | None = None):
+        # (bins from _MAX_BIN + 1 to ``size`` hold what takes no part: left out of the sums, which are the same;
+        # ``count``: the bins' counts, the same for every query of a database, made once)
+        self.count = (np.bincount(bins, minlength=size)[:_MAX_BIN + 1].astype(np.float64) if count is None
+                      else count.copy())
         self.sums = np.bincount(bins, weights=scores, minlength=size)[:_MAX_BIN + 1]
         self.squares = np.bincount(bins, weights=scores * scores, minlength=size)[:_MAX_BIN + 1]
 
@@ -324,6 +327,8 @@ class FitLengths:
         self.bins_ok = self.bins if self.all_ok else np.where(self.ok, self.bins, _MAX_BIN + 1)
         self.bins_size = _MAX_BIN + (1 if self.all_ok else 2)
         self.longest_ok = int(n.max(initial=0, where=self.ok))
+        #: the sequences in each bin that takes part (what :class:`_Bins` counts, the same for every query)
+        self.bin_counts = np.bincount(self.bins_ok, minlength=self.bins_size)[:_MAX_BIN + 1].astype(np.float64)
 
 
 def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[float, float],
@@ -352,7 +357,7 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
         return _failed("no sequence of 10 residues or more", dna, count, residues, query_length)
     ok, ln_n, bins = facts.ok, facts.ln_n, facts.bins
     capped = np.minimum(s, cap)
-    b = _Bins(facts.bins_ok, capped, facts.bins_size)
+    b = _Bins(facts.bins_ok, capped, facts.bins_size, facts.bin_counts)
     if facts.all_ok:
         low, high = s.min(), s.max()
     else:
@@ -369,8 +374,16 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     live = s > 0
     if not facts.all_ok:
         live &= ok
-    zs = 50.0 + 10.0 * np.where(live, (s - rho * _LN_FACT * ln_n - mu) / math.sqrt(variance), -5.0)
-    out = (zs < 20.0) | (zs > ztrim)
+    # (in place, one array: the same values as ``50 + 10 * where(live, (s - rho * _LN_FACT * ln_n - mu) / sd, -5)``)
+    zs = np.multiply(rho * _LN_FACT, ln_n)
+    np.subtract(s, zs, out=zs)
+    np.subtract(zs, mu, out=zs)
+    np.divide(zs, math.sqrt(variance), out=zs)
+    zs[~live] = -5.0
+    np.multiply(zs, 10.0, out=zs)
+    np.add(zs, 50.0, out=zs)
+    out = zs < 20.0
+    out |= zs > ztrim
     trimmed = int(out.sum())
     gone = out & live
     b.remove(bins[gone], capped[gone])

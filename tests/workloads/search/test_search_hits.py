@@ -17,7 +17,7 @@ from swgpu import Scoring, Sequence
 from swgpu.io.database import Database
 from swgpu.workloads.search import Searcher
 from swgpu.workloads.search import hits as hits_module
-from swgpu.workloads.search.hits import rank_strand_hits, rank_strands, target_rows
+from swgpu.workloads.search.hits import rank_hits, rank_strand_hits, rank_strands, target_rows
 
 COMP = str.maketrans("ACGT", "TGCA")
 
@@ -39,6 +39,27 @@ def test_ranking_equals_the_sort_hit_by_hit(n, strands, top, seed):
     assert list(zip(pos.tolist(), strand.tolist())) == _ranked_one_by_one(scores, index, top)
     signs = list(scores)
     assert rank_strand_hits(scores, index, top) == [(i, signs[k]) for i, k in zip(pos.tolist(), strand.tolist())]
+
+
+def _rank_hits_before(scores, index, top):
+    """The ranking as it was: the positive scores gathered, then partitioned."""
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0 or top <= 0:
+        return positive[:0]
+    if positive.size > top:
+        kth = np.partition(scores[positive], positive.size - top)[positive.size - top]
+        positive = positive[scores[positive] >= kth]
+    order = np.lexsort((index[positive], -scores[positive].astype(np.int64)))
+    return positive[order[:top]]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 60), st.integers(-3, 70), st.integers(-2, 8), st.integers(0, 2**32 - 1))
+def test_rank_hits_equals_the_ranking_before(n, top, high, seed):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(-2, max(high, -1) + 1, n).astype(np.int32)  # ties, zeros and negatives
+    index = rng.permutation(n)
+    assert rank_hits(scores, index, top).tolist() == _rank_hits_before(scores, index, top).tolist()
 
 
 def test_target_rows_hold_the_database_sequences():

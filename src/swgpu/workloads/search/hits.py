@@ -31,15 +31,17 @@ __all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_
 
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
     """Positions of the ``top`` best positive scores, best first; ties by ``index`` ascending."""
-    positive = np.flatnonzero(scores > 0)
-    if positive.size == 0 or top <= 0:
-        return positive[:0]
-    if positive.size > top:
-        # everything scoring above the top-th best, plus all ties at that score
-        kth = np.partition(scores[positive], positive.size - top)[positive.size - top]
-        positive = positive[scores[positive] >= kth]
-    order = np.lexsort((index[positive], -scores[positive].astype(np.int64)))
-    return positive[order[:top]]
+    scores = np.asarray(scores)
+    n = scores.size
+    if n == 0 or top <= 0:
+        return np.zeros(0, np.int64)
+    if n > top:  # the positive scores from the top-th best on, all ties at it included (one partition, no gathers)
+        kth = scores.dtype.type(max(int(np.partition(scores, n - top)[n - top]), 1))
+        found = np.flatnonzero(scores >= kth)
+    else:
+        found = np.flatnonzero(scores > 0)
+    order = np.lexsort((index[found], -scores[found].astype(np.int64)))
+    return found[order[:top]]
 
 
 def rank_strands(scores: dict[str, np.ndarray], index: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
