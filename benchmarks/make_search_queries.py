@@ -36,12 +36,10 @@ def records(path: str) -> list[tuple[str, str]]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("fasta")
-    ap.add_argument("out")
-    ap.add_argument("--queries", type=int, default=2000)
-    ap.add_argument("--min", type=int, default=40)
-    ap.add_argument("--max", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=9)
+    for name in ("fasta", "out"):
+        ap.add_argument(name)
+    for flag, default in (("--queries", 2000), ("--min", 40), ("--max", 300), ("--seed", 9)):
+        ap.add_argument(flag, type=int, default=default)
     ap.add_argument("--database", default=None, help="also write the records here, one line each")
     args = ap.parse_args(argv)
     recs = records(args.fasta)
