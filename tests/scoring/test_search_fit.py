@@ -139,3 +139,35 @@ def test_lengths_worked_out_once_give_the_same_fit(seed):
                                                                        dna=bool(seed % 2)))
     with pytest.raises(ValueError, match="scores but"):
         stats.search_fit(np.ones(count + 1), lengths, 250)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_compiled_passes_give_the_fit_of_the_array_passes(seed, monkeypatch):
+    """Every field the same to the last bit (:mod:`swgpu.scoring.fit_kernel`): regressions and
+    their fallbacks, short sequences taking no part, related scores, several score types."""
+    from swgpu.scoring import fit_kernel, search_fit
+
+    fit_kernel.load()
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([90, 400, 3000, 20000]))
+    lengths = rng.integers(1 if seed % 3 == 0 else 10, int(rng.choice([60, 500, 3000])), n)
+    scores = np.maximum(0, rng.gumbel(rng.uniform(5, 40), rng.uniform(0.5, 8), n) + 3 * np.log(lengths))
+    scores = scores.astype([np.int32, np.int64, np.float64][seed % 3])
+    if seed % 5 == 0:
+        scores[rng.integers(0, n, 20)] = rng.integers(100, 3000, 20)  # related sequences
+    if seed % 7 == 0:
+        scores[:] = scores[0]
+    facts = search_fit.FitLengths(lengths)
+    compiled = search_fit.fit_search(scores, facts, 250, (0.3176, 0.134), dna=seed % 4 == 0)
+    monkeypatch.setattr(search_fit, "_compiled", lambda: None)
+    arrays = search_fit.fit_search(scores, facts, 250, (0.3176, 0.134), dna=seed % 4 == 0)
+    assert repr(compiled) == repr(arrays)
+
+
+def test_the_compiled_passes_load_on_a_thread():
+    from swgpu.scoring import search_fit
+
+    search_fit.preload_compiled()
+    if search_fit._preloading is not None:
+        search_fit._preloading.join(120)
+    assert search_fit._compiled() is not None

@@ -42,6 +42,8 @@ sequences out of its sample before fitting (they are trimmed here instead),
 which changes the fit of queries with hundreds of homologues by up to 10%.
 
 >>> import numpy as np
+
+from .search_mle import censored_mle
 >>> rng = np.random.default_rng(7)
 >>> lengths = rng.integers(50, 1500, 3000)
 >>> scores = np.round(8 + 3.6 * np.log(lengths) + rng.gumbel(0, 4, 3000)).astype(int)
@@ -60,10 +62,14 @@ True
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .search_mle import PI_SQRT6 as _PI_SQRT6
+from .search_mle import censored_mle
 
 __all__ = ["SearchFit", "FitLengths", "fit_search", "sample", "LENGTH_CUTOFF", "SAMPLE"]
 
@@ -72,7 +78,6 @@ LENGTH_CUTOFF = 10
 _LN_FACT = 10.0          # bins of round(10 ln n)
 _MAX_BIN = 200
 _EULER = 0.57721566490153286060
-_PI_SQRT6 = math.pi / math.sqrt(6.0)
 
 
 @dataclass(frozen=True)
@@ -173,6 +178,13 @@ class _Bins:
         self.sums = np.bincount(bins, weights=scores, minlength=size)[:_MAX_BIN + 1]
         self.squares = np.bincount(bins, weights=scores * scores, minlength=size)[:_MAX_BIN + 1]
 
+    @classmethod
+    def of(cls, count: np.ndarray, sums: np.ndarray, squares: np.ndarray) -> "_Bins":
+        """Bins whose count, sums and sums of squares are given (made by :mod:`.fit_kernel`)."""
+        b = cls.__new__(cls)
+        b.count, b.sums, b.squares = count, sums, squares
+        return b
+
     def remove(self, bins: np.ndarray, scores: np.ndarray) -> None:
         self.count -= np.bincount(bins, minlength=_MAX_BIN + 1)
         self.sums -= np.bincount(bins, weights=scores, minlength=_MAX_BIN + 1)
@@ -240,49 +252,8 @@ def _drop_wild_bins(b: _Bins, rho: float, mu: float, use: np.ndarray, max_length
     b.count[wild] = 0
 
 
-def _mle(s: np.ndarray, n: np.ndarray, query_length: int) -> tuple[float, float] | None:
-    """SSEARCH's censored maximum-likelihood ``(lambda, K)`` of the Gumbel
-    ``P(S >= x) = 1 - exp(-K m n e^(-lambda x))``: the lowest and highest
-    ``f / 2`` of the scores censored (``f`` = 5%, or 1000 scores of many),
-    Newton steps on ``lambda`` from ``pi / sqrt(6 var)``."""
-    count = s.size
-    f = 1000.0 / count if count / 20.0 > 1000.0 else 0.05
-    f = 0.2 if f > 0.4 else f
-    order = np.argsort(s, kind="stable")
-    s, n = s[order], n[order].astype(np.float64)
-    cut = int(f / 2.0 * count)
-    start, stop = cut, count - cut
-    if stop <= start + 1 or stop >= count:
-        return None
-    mid, lens = s[start:stop], n[start:stop]
-    low_len, high_len = n[:start].sum(), n[stop:].sum()
-    cen_low, cen_high = float(s[start]), float(s[stop])
-    if cen_low >= cen_high:
-        return None
-    mean = mid.mean()
-    lam = _PI_SQRT6 / math.sqrt(np.sum(mid * mid) / (mid.size - 1.0))
-    lam = 0.2 if lam > 1.0 else lam
-    for _ in range(100):
-        es = np.exp(-lam * mid)
-        e_lo, e_hi = math.exp(-lam * cen_low), math.exp(-lam * cen_high)
-        s0 = np.sum(lens * es) + low_len * e_lo - high_len * e_hi
-        s1 = np.sum(lens * mid * es) + low_len * cen_low * e_lo - high_len * cen_high * e_hi
-        s2 = np.sum(lens * mid * mid * es) + low_len * cen_low ** 2 * e_lo - high_len * cen_high ** 2 * e_hi
-        first = 1.0 / lam - mean + s1 / s0
-        second = (s1 / s0) ** 2 - s2 / s0 - 1.0 / lam ** 2
-        old = lam
-        lam = lam - first / second if lam - first / second > 0 else lam / 2.0
-        if abs((lam - old) / lam) <= 1e-6:
-            break
-    else:
-        return None
-    total = (np.sum(lens * np.exp(-lam * mid)) + low_len * math.exp(-lam * cen_low)
-             - high_len * math.exp(-lam * cen_high))
-    return lam, count / (query_length * total)
-
-
 def _by_mle(s, n, query_length, dna, count, residues, why: str) -> SearchFit:
-    found = _mle(s, n, query_length)
+    found = censored_mle(s, n, query_length)
     if found is None:
         return _failed(f"{why}; maximum likelihood did not converge", dna, count, residues, query_length)
     nan = float("nan")
@@ -331,6 +302,42 @@ class FitLengths:
         self.bin_counts = np.bincount(self.bins_ok, minlength=self.bins_size)[:_MAX_BIN + 1].astype(np.float64)
 
 
+def _compiled():
+    """The compiled passes (:mod:`.fit_kernel`) once they are loaded, or
+    loaded now where Numba is (a CPU engine's process); else None (the array
+    passes: the same values)."""
+    kernel = sys.modules.get(f"{__package__}.fit_kernel")
+    if kernel is None and "numba" in sys.modules:
+        from . import fit_kernel as kernel
+
+        kernel.load()
+    return kernel if kernel is not None and kernel.ready() else None
+
+
+def preload_compiled() -> None:
+    """Load the compiled passes on a background thread (a search of many
+    queries against a large database, whose fits then take them; until then they
+    take the array passes). A second call does nothing."""
+    global _preloading
+    if _preloading is not None or f"{__package__}.fit_kernel" in sys.modules:
+        return
+    import threading
+
+    def load():
+        try:
+            from . import fit_kernel
+
+            fit_kernel.load()
+        except Exception:  # (the array passes stay: the same values)
+            pass
+
+    _preloading = threading.Thread(target=load, name="swgpu-fit", daemon=True)
+    _preloading.start()
+
+
+_preloading = None
+
+
 def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[float, float],
                dna: bool = False) -> SearchFit:
     """SSEARCH's ``-z 1`` fit of one query's scores against every database
@@ -338,11 +345,13 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     lengths also as a :class:`FitLengths`; ``query_length``; ``ungapped``: the
     scoring's ungapped ``(lambda, K)``, which set the cap on high scores;
     ``dna``: nucleotide search)."""
-    s = np.asarray(scores, dtype=np.float64).ravel()
+    raw = np.asarray(scores).ravel()
     facts = lengths if isinstance(lengths, FitLengths) else FitLengths(lengths)
     n = facts.n
-    if s.shape != n.shape:
-        raise ValueError(f"{s.size} scores but {n.size} lengths")
+    if raw.shape != n.shape:
+        raise ValueError(f"{raw.size} scores but {n.size} lengths")
+    kernel = _compiled() if raw.dtype in (np.int32, np.int64, np.float64) else None
+    s = raw.astype(np.float64) if kernel is None else None  # (the compiled passes take the scores as they are)
     count, residues = facts.count, facts.residues
     if count == 0:
         return _failed("no scores", dna, count, residues, query_length)
@@ -356,50 +365,70 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     if not facts.any_ok:
         return _failed("no sequence of 10 residues or more", dna, count, residues, query_length)
     ok, ln_n, bins = facts.ok, facts.ln_n, facts.bins
-    capped = np.minimum(s, cap)
-    b = _Bins(facts.bins_ok, capped, facts.bins_size, facts.bin_counts)
-    if facts.all_ok:
-        low, high = s.min(), s.max()
+    if kernel is None:
+        capped = np.minimum(s, cap)
+        b = _Bins(facts.bins_ok, capped, facts.bins_size, facts.bin_counts)
+        if facts.all_ok:
+            low, high = s.min(), s.max()
+        else:
+            low, high = 0.0, s.max(initial=-np.inf, where=ok)
     else:
-        low, high = 0.0, s.max(initial=-np.inf, where=ok)
+        sums, squares = np.zeros(facts.bins_size), np.zeros(facts.bins_size)
+        low, high = kernel.bin_sums(raw, facts.bins_ok, float(cap), ok, facts.all_ok, sums, squares)
+        b = _Bins.of(facts.bin_counts.copy(), sums[:_MAX_BIN + 1], squares[:_MAX_BIN + 1])
     if high - low < 10:
         return _failed("scores span fewer than 10 units", dna, count, residues, query_length)
+
+    def floats() -> np.ndarray:
+        return raw.astype(np.float64) if s is None else s
+
     first = _regress(b, 0.1, True)
     if first is None:
-        return _by_mle(s, n, query_length, dna, count, residues, "fewer than 5 length bins with two or more sequences")
+        why = "fewer than 5 length bins with two or more sequences"
+        return _by_mle(floats(), n, query_length, dna, count, residues, why)
     rho, mu, use = first
     variance = _residual_variance(b, rho, mu, use)
     if variance <= 0.01:
-        return _by_mle(s, n, query_length, dna, count, residues, "no spread of the scores about their length trend")
-    live = s > 0
-    if not facts.all_ok:
-        live &= ok
-    # (in place, one array: the same values as ``50 + 10 * where(live, (s - rho * _LN_FACT * ln_n - mu) / sd, -5)``)
-    zs = np.multiply(rho * _LN_FACT, ln_n)
-    np.subtract(s, zs, out=zs)
-    np.subtract(zs, mu, out=zs)
-    np.divide(zs, math.sqrt(variance), out=zs)
-    zs[~live] = -5.0
-    np.multiply(zs, 10.0, out=zs)
-    np.add(zs, 50.0, out=zs)
-    out = zs < 20.0
-    out |= zs > ztrim
-    trimmed = int(out.sum())
-    gone = out & live
-    b.remove(bins[gone], capped[gone])
+        return _by_mle(floats(), n, query_length, dna, count, residues,
+                       "no spread of the scores about their length trend")
+    if kernel is None:
+        live = s > 0
+        if not facts.all_ok:
+            live &= ok
+        # (in place, one array: the same values as ``50 + 10 * where(live, (s - rho * _LN_FACT * ln_n - mu) / sd, -5)``)
+        zs = np.multiply(rho * _LN_FACT, ln_n)
+        np.subtract(s, zs, out=zs)
+        np.subtract(zs, mu, out=zs)
+        np.divide(zs, math.sqrt(variance), out=zs)
+        zs[~live] = -5.0
+        np.multiply(zs, 10.0, out=zs)
+        np.add(zs, 50.0, out=zs)
+        out = zs < 20.0
+        out |= zs > ztrim
+        trimmed = int(out.sum())
+        gone = out & live
+        b.remove(bins[gone], capped[gone])
+    else:
+        gone_count, gone_sums, gone_squares = np.zeros(_MAX_BIN + 1, np.int64), np.zeros(_MAX_BIN + 1), \
+            np.zeros(_MAX_BIN + 1)
+        trimmed = int(kernel.trim(raw, ln_n, bins, float(cap), ok, facts.all_ok, float(rho * _LN_FACT), float(mu),
+                                  math.sqrt(variance), float(ztrim), gone_count, gone_sums, gone_squares))
+        b.count -= gone_count
+        b.sums -= gone_sums
+        b.squares -= gone_squares
     if count - trimmed < 50:
         why = f"fewer than 50 scores ({count - trimmed}) left after trimming"
-        return _by_mle(s, n, query_length, dna, count, residues, why)
+        return _by_mle(floats(), n, query_length, dna, count, residues, why)
     second = _regress(b, 1.0, False)
     if second is None:
-        return _by_mle(s, n, query_length, dna, count, residues, "the trimmed length regression failed")
+        return _by_mle(floats(), n, query_length, dna, count, residues, "the trimmed length regression failed")
     _drop_wild_bins(b, second[0], second[1], second[2], facts.longest_ok)
     final = _regress(b, 0.1, True)
     if final is None:
-        return _by_mle(s, n, query_length, dna, count, residues, "the final length regression failed")
+        return _by_mle(floats(), n, query_length, dna, count, residues, "the final length regression failed")
     rho, mu, use = final
     variance = _residual_variance(b, rho, mu, use)
     if variance <= 0.01:
-        return _by_mle(s, n, query_length, dna, count, residues, "no spread of the scores about their length trend")
+        return _by_mle(floats(), n, query_length, dna, count, residues, "no spread of the scores about their length trend")
     return SearchFit(True, "", float(rho), float(mu), float(variance), dna, count, residues, int(query_length),
                      int(b.count[use].sum()), trimmed)

@@ -179,3 +179,17 @@ def test_gpu_columns_are_the_cpus(dna, protein, which, monkeypatch):
         for f in dataclasses.fields(a.hits):
             np.testing.assert_array_equal(getattr(a.hits, f.name), getattr(b.hits, f.name), err_msg=f.name)
     assert len(cpu) == len(gpu) > 1 and sum(len(p.hits) for p in cpu) > len(queries)
+
+
+def test_many_queries_against_a_large_database_ask_for_the_compiled_fit(protein, monkeypatch):
+    from swgpu.workloads.search import searcher as searcher_module
+
+    db, queries = protein
+    monkeypatch.setattr(searcher_module, "FIT_QUERIES", 10)
+    monkeypatch.setattr(searcher_module, "FIT_SEQUENCES", len(db))
+    searcher = Searcher(db, Scoring.default("protein"), device="cpu")
+    assert searcher._fit_many(queries)
+    assert not searcher._fit_many(queries[:9]) and not searcher._fit_many(iter(queries))  # (not counted)
+    assert not Searcher(db, Scoring.default("protein"), device="cpu", evalues="karlin")._fit_many(queries)
+    monkeypatch.setattr(searcher_module, "FIT_SEQUENCES", len(db) + 1)
+    assert not searcher._fit_many(queries)

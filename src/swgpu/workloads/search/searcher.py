@@ -42,7 +42,7 @@ from ...io.sequence import Sequence
 from ...io.sequence_batch import SequenceBatch
 from ...parallel.executors import Executor, ThreadExecutor, is_distributed
 from ...scoring import Scoring, Statistics
-from ...scoring.search_fit import SearchFit
+from ...scoring.search_fit import SearchFit, preload_compiled
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
@@ -77,8 +77,12 @@ def _limited(scorer, gpu_memory: int | None):
     return scorer
 
 
-#: Threads that rank and fit the queries of a batch (more were slower: 20 queries x 100k, 16 cores).
+#: Threads that rank and fit the queries of a batch (more were slower: 20 queries x 100k, 16 cores; 8 and 16
+#: slower for 2,000 queries x 100k).
 _RANK_THREADS = 4
+#: Queries, and database sequences, from which a GPU search loads the fit's compiled passes (3x the array passes
+#: at 100,000 sequences, none faster at 12,000; about 0.5 s to load).
+FIT_QUERIES, FIT_SEQUENCES = 100, 50_000
 
 
 @dataclass(eq=False)
@@ -371,6 +375,8 @@ class Searcher:
         # (half of it where the next batch is scored while one is ranked and traced: two are held)
         arrays = copies + 1 if copies > 1 else 1
         ahead = self.device != "cpu" and self._cluster is None
+        if ahead and self._fit_many(queries):
+            preload_compiled()  # (the fits of many queries against a large database: compiled passes, loaded meanwhile)
         batch = max(1, min(batch, (1 << (29 if ahead else 30)) // max(1, 4 * arrays * len(self.database))))
         for first, chunk, all_scores, seconds, waited in scored_batches(
                 queries, batch, lambda chunk: self.strand_scores(chunk, strand), ahead):
@@ -382,6 +388,12 @@ class Searcher:
                 lambda job: self._ranked(job[0], job[1], top, evalue), list(zip(chunk, all_scores)))
             self.rank_seconds += time.perf_counter() - t0
             yield first, chunk, all_scores, seconds / len(chunk), prepared
+
+    def _fit_many(self, queries) -> bool:
+        """Whether ``queries`` (when counted) are enough fits against a database large enough to load the
+        compiled passes of the fit for (on a GPU; a CPU engine's process has them)."""
+        return (self.evalues == "search" and self.statistics.scoring is not None and hasattr(queries, "__len__")
+                and len(queries) >= FIT_QUERIES and len(self.database) >= FIT_SEQUENCES)
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
