@@ -171,3 +171,33 @@ def test_the_compiled_passes_load_on_a_thread():
     if search_fit._preloading is not None:
         search_fit._preloading.join(120)
     assert search_fit._compiled() is not None
+
+
+def test_fits_on_threads_while_the_compiled_passes_load(tmp_path):
+    """In a fresh process: fits on four threads while a thread loads the compiled
+    passes (a GPU search of many queries) take the array passes until then, with no error, and
+    the same values after."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fits.py"
+    script.write_text(
+        "import numpy as np\n"
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "from swgpu import Scoring\n"
+        "from swgpu.scoring import Statistics, search_fit\n"
+        "rng = np.random.default_rng(3)\n"
+        "lengths = rng.integers(30, 1500, 20000); lengths.setflags(write=False)\n"
+        "st = Statistics.for_scoring(Scoring.default('protein'))\n"
+        "scores = [np.maximum(0, rng.gumbel(20, 5, 20000) + 3 * np.log(lengths)).astype(np.int32) for _ in range(60)]\n"
+        "search_fit.preload_compiled()\n"
+        "fit = lambda s: repr(st.search_fit(s, lengths, 200))\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    before = list(pool.map(fit, scores))\n"
+        "search_fit._preloading.join()\n"
+        "assert search_fit._compiled() is not None\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    assert list(pool.map(fit, scores)) == before\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

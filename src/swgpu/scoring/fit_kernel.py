@@ -4,7 +4,7 @@ scores, and the trimming of the scores far from the length trend, each one
 pass. The same floating-point operations in the same order as the array
 passes they stand for, so the fit's values are the same to the last bit:
 :func:`.search_fit.fit_search` takes them when this module is loaded
-(:func:`load`), the array passes otherwise.
+(once :func:`load` has run), the array passes otherwise.
 
 Kept apart so that importing :mod:`swgpu.scoring` does not import Numba.
 """
@@ -18,7 +18,7 @@ from ..io.compiled import load_numba
 load_numba()
 from numba import njit  # noqa: E402
 
-__all__ = ["bin_sums", "trim", "load", "ready"]
+__all__ = ["bin_sums", "trim", "load"]
 
 
 @njit(cache=True, nogil=True)
@@ -68,13 +68,9 @@ def trim(scores, ln_n, bins, cap, ok, all_ok, rho_ln, mu, sd, ztrim, count, sums
     return trimmed
 
 
-_ready = False
-
-
 def load() -> None:
     """Load (on a machine's first run: compile) both passes, with the types of
-    a search's scores; the fits take them from then on."""
-    global _ready
+    a search's scores."""
     for dtype in (np.int32, np.int64, np.float64):
         scores = np.zeros(2, dtype)
         bins = np.zeros(2, np.int64)
@@ -82,9 +78,3 @@ def load() -> None:
         sums, squares, count = np.zeros(2), np.zeros(2), np.zeros(2, np.int64)
         bin_sums(scores, bins, 1.0, ok, True, sums, squares)
         trim(scores, np.zeros(2), bins, 1.0, ok, True, 0.1, 1.0, 1.0, 90.0, count, sums, squares)
-    _ready = True
-
-
-def ready() -> bool:
-    """Whether :func:`load` has finished in this process."""
-    return _ready

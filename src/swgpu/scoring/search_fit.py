@@ -303,15 +303,20 @@ class FitLengths:
 
 
 def _compiled():
-    """The compiled passes (:mod:`.fit_kernel`) once they are loaded, or
-    loaded now where Numba is (a CPU engine's process); else None (the array
-    passes: the same values)."""
-    kernel = sys.modules.get(f"{__package__}.fit_kernel")
-    if kernel is None and "numba" in sys.modules:
-        from . import fit_kernel as kernel
+    """The compiled passes (:mod:`.fit_kernel`) once loaded; loaded now where
+    Numba is and no thread is loading them (a CPU engine's process); else None
+    (the array passes: the same values)."""
+    if _kernel is None and _preloading is None and "numba" in sys.modules:
+        _load()
+    return _kernel
 
-        kernel.load()
-    return kernel if kernel is not None and kernel.ready() else None
+
+def _load() -> None:
+    global _kernel
+    from . import fit_kernel
+
+    fit_kernel.load()
+    _kernel = fit_kernel
 
 
 def preload_compiled() -> None:
@@ -319,15 +324,13 @@ def preload_compiled() -> None:
     queries against a large database, whose fits then take them; until then they
     take the array passes). A second call does nothing."""
     global _preloading
-    if _preloading is not None or f"{__package__}.fit_kernel" in sys.modules:
+    if _preloading is not None or _kernel is not None:
         return
     import threading
 
     def load():
         try:
-            from . import fit_kernel
-
-            fit_kernel.load()
+            _load()
         except Exception:  # (the array passes stay: the same values)
             pass
 
@@ -335,6 +338,7 @@ def preload_compiled() -> None:
     _preloading.start()
 
 
+_kernel = None  # the loaded fit_kernel module
 _preloading = None
 
 
