@@ -145,9 +145,9 @@ def test_lengths_worked_out_once_give_the_same_fit(seed):
 def test_the_compiled_passes_give_the_fit_of_the_array_passes(seed, monkeypatch):
     """Every field the same to the last bit (:mod:`swgpu.scoring.fit_kernel`): regressions and
     their fallbacks, short sequences taking no part, related scores, several score types."""
-    from swgpu.scoring import fit_kernel, search_fit
+    from swgpu.scoring import search_fit
 
-    fit_kernel.load()
+    search_fit._load()
     rng = np.random.default_rng(seed)
     n = int(rng.choice([90, 400, 3000, 20000]))
     lengths = rng.integers(1 if seed % 3 == 0 else 10, int(rng.choice([60, 500, 3000])), n)

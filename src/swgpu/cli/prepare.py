@@ -154,9 +154,11 @@ def prepare(verbose: bool = False) -> float:
     from .main import main
 
     from ..io import compiled
+    from ..scoring import fit_kernel
 
     start = time.perf_counter()
     compiled.load_scan()  # (the compiled FASTA scan of inputs from COMPILED_BYTES)
+    fit_kernel.load()  # (a search's fit, loaded by its commands on a thread that may not finish before they do)
     _simulation()
     with tempfile.TemporaryDirectory(prefix="swgpu-prepare-") as folder:
         write_inputs(folder)

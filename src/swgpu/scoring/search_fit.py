@@ -62,7 +62,6 @@ True
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -303,11 +302,8 @@ class FitLengths:
 
 
 def _compiled():
-    """The compiled passes (:mod:`.fit_kernel`) once loaded; loaded now where
-    Numba is and no thread is loading them (a CPU engine's process); else None
-    (the array passes: the same values)."""
-    if _kernel is None and _preloading is None and "numba" in sys.modules:
-        _load()
+    """The compiled passes (:mod:`.fit_kernel`) once :func:`preload_compiled`
+    has loaded them, else None (the array passes: the same values)."""
     return _kernel
 
 
@@ -320,9 +316,10 @@ def _load() -> None:
 
 
 def preload_compiled() -> None:
-    """Load the compiled passes on a background thread (a search of many
-    queries against a large database, whose fits then take them; until then they
-    take the array passes). A second call does nothing."""
+    """Load the compiled passes on a background thread (a search on the CPU,
+    whose process has Numba loaded, or of many queries against a large
+    database on a GPU; its fits take them once loaded, the array passes until
+    then). A second call does nothing."""
     global _preloading
     if _preloading is not None or _kernel is not None:
         return

@@ -375,8 +375,8 @@ class Searcher:
         # (half of it where the next batch is scored while one is ranked and traced: two are held)
         arrays = copies + 1 if copies > 1 else 1
         ahead = self.device != "cpu" and self._cluster is None
-        if ahead and self._fit_many(queries):
-            preload_compiled()  # (the fits of many queries against a large database: compiled passes, loaded meanwhile)
+        if self.device == "cpu" and self._cluster is None or ahead and self._fit_many(queries):
+            preload_compiled()  # (the fits' compiled passes, loaded meanwhile: Numba's loaded on the CPU; many fits)
         batch = max(1, min(batch, (1 << (29 if ahead else 30)) // max(1, 4 * arrays * len(self.database))))
         for first, chunk, all_scores, seconds, waited in scored_batches(
                 queries, batch, lambda chunk: self.strand_scores(chunk, strand), ahead):
