@@ -42,8 +42,6 @@ sequences out of its sample before fitting (they are trimmed here instead),
 which changes the fit of queries with hundreds of homologues by up to 10%.
 
 >>> import numpy as np
-
-from .search_mle import censored_mle
 >>> rng = np.random.default_rng(7)
 >>> lengths = rng.integers(50, 1500, 3000)
 >>> scores = np.round(8 + 3.6 * np.log(lengths) + rng.gumbel(0, 4, 3000)).astype(int)
@@ -168,26 +166,21 @@ def _failed(reason: str, dna: bool, sequences: int, residues: int, query_length:
 class _Bins:
     """Count, sum and sum of squares of (capped) scores per length bin."""
 
-    def __init__(self, bins: np.ndarray, scores: np.ndarray, size: int = _MAX_BIN + 1,
-                 count: np.ndarray | None = None):
-        # (bins from _MAX_BIN + 1 to ``size`` hold what takes no part: left out of the sums, which are the same;
-        # ``count``: the bins' counts, the same for every query of a database, made once)
-        self.count = (np.bincount(bins, minlength=size)[:_MAX_BIN + 1].astype(np.float64) if count is None
-                      else count.copy())
-        self.sums = np.bincount(bins, weights=scores, minlength=size)[:_MAX_BIN + 1]
-        self.squares = np.bincount(bins, weights=scores * scores, minlength=size)[:_MAX_BIN + 1]
+    def __init__(self, count: np.ndarray, sums: np.ndarray, squares: np.ndarray):
+        self.count, self.sums, self.squares = count, sums, squares
 
     @classmethod
-    def of(cls, count: np.ndarray, sums: np.ndarray, squares: np.ndarray) -> "_Bins":
-        """Bins whose count, sums and sums of squares are given (made by :mod:`.fit_kernel`)."""
-        b = cls.__new__(cls)
-        b.count, b.sums, b.squares = count, sums, squares
-        return b
+    def summed(cls, bins: np.ndarray, scores: np.ndarray, size: int, count: np.ndarray) -> "_Bins":
+        """The bins of ``scores`` (``count``: the bins' counts, the same for every query of a database; bins
+        from _MAX_BIN + 1 to ``size`` hold what takes no part: left out of the sums, which are the same)."""
+        return cls(count.copy(), np.bincount(bins, weights=scores, minlength=size)[:_MAX_BIN + 1],
+                   np.bincount(bins, weights=scores * scores, minlength=size)[:_MAX_BIN + 1])
 
-    def remove(self, bins: np.ndarray, scores: np.ndarray) -> None:
-        self.count -= np.bincount(bins, minlength=_MAX_BIN + 1)
-        self.sums -= np.bincount(bins, weights=scores, minlength=_MAX_BIN + 1)
-        self.squares -= np.bincount(bins, weights=scores * scores, minlength=_MAX_BIN + 1)
+    def subtract(self, count: np.ndarray, sums: np.ndarray, squares: np.ndarray) -> None:
+        """Take out the scores of these counts, sums and sums of squares (per bin)."""
+        self.count -= count
+        self.sums -= sums
+        self.squares -= squares
 
 
 def _regress(b: _Bins, floor: float, first_any: bool) -> tuple[float, float, np.ndarray] | None:
@@ -368,7 +361,7 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     ok, ln_n, bins = facts.ok, facts.ln_n, facts.bins
     if kernel is None:
         capped = np.minimum(s, cap)
-        b = _Bins(facts.bins_ok, capped, facts.bins_size, facts.bin_counts)
+        b = _Bins.summed(facts.bins_ok, capped, facts.bins_size, facts.bin_counts)
         if facts.all_ok:
             low, high = s.min(), s.max()
         else:
@@ -376,7 +369,7 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     else:
         sums, squares = np.zeros(facts.bins_size), np.zeros(facts.bins_size)
         low, high = kernel.bin_sums(raw, facts.bins_ok, float(cap), ok, facts.all_ok, sums, squares)
-        b = _Bins.of(facts.bin_counts.copy(), sums[:_MAX_BIN + 1], squares[:_MAX_BIN + 1])
+        b = _Bins(facts.bin_counts.copy(), sums[:_MAX_BIN + 1], squares[:_MAX_BIN + 1])
     if high - low < 10:
         return _failed("scores span fewer than 10 units", dna, count, residues, query_length)
 
@@ -408,15 +401,16 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
         out |= zs > ztrim
         trimmed = int(out.sum())
         gone = out & live
-        b.remove(bins[gone], capped[gone])
+        bins_gone, scores_gone = bins[gone], capped[gone]
+        b.subtract(np.bincount(bins_gone, minlength=_MAX_BIN + 1),
+                   np.bincount(bins_gone, weights=scores_gone, minlength=_MAX_BIN + 1),
+                   np.bincount(bins_gone, weights=scores_gone * scores_gone, minlength=_MAX_BIN + 1))
     else:
         gone_count, gone_sums, gone_squares = np.zeros(_MAX_BIN + 1, np.int64), np.zeros(_MAX_BIN + 1), \
             np.zeros(_MAX_BIN + 1)
         trimmed = int(kernel.trim(raw, ln_n, bins, float(cap), ok, facts.all_ok, float(rho * _LN_FACT), float(mu),
                                   math.sqrt(variance), float(ztrim), gone_count, gone_sums, gone_squares))
-        b.count -= gone_count
-        b.sums -= gone_sums
-        b.squares -= gone_squares
+        b.subtract(gone_count, gone_sums, gone_squares)
     if count - trimmed < 50:
         why = f"fewer than 50 scores ({count - trimmed}) left after trimming"
         return _by_mle(floats(), n, query_length, dna, count, residues, why)
@@ -430,6 +424,7 @@ def fit_search(scores: Any, lengths: Any, query_length: int, ungapped: tuple[flo
     rho, mu, use = final
     variance = _residual_variance(b, rho, mu, use)
     if variance <= 0.01:
-        return _by_mle(floats(), n, query_length, dna, count, residues, "no spread of the scores about their length trend")
+        return _by_mle(floats(), n, query_length, dna, count, residues,
+                       "no spread of the scores about their length trend")
     return SearchFit(True, "", float(rho), float(mu), float(variance), dna, count, residues, int(query_length),
                      int(b.count[use].sum()), trimmed)

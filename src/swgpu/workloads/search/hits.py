@@ -25,7 +25,7 @@ from ...io.database import Database
 from ...io.sequence_batch import SequenceBatch
 from ...io.texts import Texts
 
-__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit", "grouped",
+__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit", "fit_values", "grouped",
            "TRACE_HITS", "TRACE_LETTERS"]
 
 
@@ -100,6 +100,12 @@ class HitBatch:
         """Where each query's rows begin in ``hits`` (and, last, their end)."""
         return np.searchsorted(self.hits.query_index, np.arange(len(self.queries) + 1))
 
+    def alignments(self, scoring) -> list[list]:
+        """Each query's hits as :class:`~swgpu.align.alignment.Alignment` objects (views made from the columns)."""
+        made = self.hits.alignments(self.queries, self.targets, scoring)
+        bounds = self.query_bounds().tolist()
+        return [made[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
 
 def refit(hits: AlignmentBatch, bounds: np.ndarray, fits: list, db: Database) -> None:
     """Put the E-values and bit scores of each query's search fit (``fits[k]``
@@ -112,9 +118,12 @@ def refit(hits: AlignmentBatch, bounds: np.ndarray, fits: list, db: Database) ->
         live = a + np.flatnonzero(hits.score[a:b] > 0)
         if not live.size:
             continue
-        scores, lengths = hits.score[live], hits.target_length[live]
-        hits.evalue[live] = fit.evalues(scores, lengths, len(db), db.total_residues)
-        hits.bitscore[live] = fit.bitscores(scores, lengths)
+        hits.evalue[live], hits.bitscore[live] = fit_values(fit, hits.score[live], hits.target_length[live], db)
+
+
+def fit_values(fit, scores: np.ndarray, lengths: np.ndarray, db: Database) -> tuple[np.ndarray, np.ndarray]:
+    """E-values and bit scores of ``scores`` against sequences of ``lengths`` of ``db``, by a query's ``fit``."""
+    return fit.evalues(scores, lengths, len(db), db.total_residues), fit.bitscores(scores, lengths)
 
 
 #: Hits traced together, where there are as many: the hits of several batches

@@ -48,7 +48,7 @@ from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .batches import scored_batches
 from .cluster import ClusterParts
-from .hits import HitBatch, grouped, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
+from .hits import HitBatch, fit_values, grouped, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
 from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
 
 __all__ = ["Searcher", "SearchResult", "HitBatch", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
@@ -265,8 +265,7 @@ class Searcher:
             jobs = self._jobs(query, picks)
             hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue, fit)
         else:
-            found = self._columns(0, [query], [(picks, best, fit)])
-            hits = found.hits.alignments(found.queries, found.targets, self.scoring)
+            hits = self._columns(0, [query], [(picks, best, fit)]).alignments(self.scoring)[0]
         return SearchResult(query, hits, best, seconds, scores)
 
     def _with_further(self, jobs: list[PairJob], alignments: list[Alignment], max_hsps: int,
@@ -305,12 +304,9 @@ class Searcher:
         live = [a for a in alignments if a.score > 0]
         if fit is None or not live:
             return
-        db = self.database
-        scores = np.array([a.score for a in live])
-        lengths = np.array([a.target_length for a in live])
-        ev = fit.evalues(scores, lengths, len(db), db.total_residues).tolist()
-        bits = fit.bitscores(scores, lengths).tolist()
-        for a, e, b in zip(live, ev, bits):
+        ev, bits = fit_values(fit, np.array([a.score for a in live]), np.array([a.target_length for a in live]),
+                              self.database)
+        for a, e, b in zip(live, ev.tolist(), bits.tolist()):
             a.evalue, a.bitscore = e, b
 
     def _ranked(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
@@ -417,10 +413,7 @@ class Searcher:
                 hits = [self._with_further(js, [next(alignments) for _ in js], max_hsps, evalue, fit)
                         for js, (_, _, fit) in zip(jobs, prepared)]
             else:
-                found = self._columns(first, chunk, prepared)
-                made = found.hits.alignments(found.queries, found.targets, self.scoring)
-                bounds = found.query_bounds().tolist()
-                hits = [made[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+                hits = self._columns(first, chunk, prepared).alignments(self.scoring)
             for q, scores, (_, best, _), own in zip(chunk, all_scores, prepared, hits):
                 result = SearchResult(q, own, best, seconds, scores)
                 if on_done is not None:
