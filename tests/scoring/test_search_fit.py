@@ -141,6 +141,24 @@ def test_lengths_worked_out_once_give_the_same_fit(seed):
         stats.search_fit(np.ones(count + 1), lengths, 250)
 
 
+@pytest.mark.parametrize("dna", [False, True])
+def test_a_fit_prepared_while_the_gpu_scores_is_the_same_fit(dna):
+    """prepare_search_fit (a GPU search's, while its first queries are scored)
+    makes what every fit against the database shares, and nothing else: the
+    fits after it are the fits without it."""
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(10, 2000, 30_000)
+    lengths.setflags(write=False)
+    scoring = Scoring.default("dna" if dna else "protein")
+    prepared, plain = Statistics.for_scoring(scoring), Statistics.for_scoring(scoring)
+    prepared.prepare_search_fit(lengths)
+    assert prepared._ungapped is not None and prepared._lengths[0] is lengths
+    for q in range(3):
+        scores = np.round(3.6 * np.log(lengths) + rng.gumbel(0, 4, lengths.size))
+        assert _same_fit(prepared.search_fit(scores, lengths, 200 + q), plain.search_fit(scores, lengths, 200 + q))
+    Statistics(prepared.params).prepare_search_fit(lengths)  # without a scoring: nothing to prepare
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_the_compiled_passes_give_the_fit_of_the_array_passes(seed, monkeypatch):
     """Every field the same to the last bit (:mod:`swgpu.scoring.fit_kernel`): regressions and

@@ -66,9 +66,6 @@ def _start_engine(device: str) -> None:
 
 
 def run(args) -> int:
-    from ..io.database import Database
-    from ..io.readers import read_sequences
-
     report = Report("swgpu search", args.quiet, timings=args.timings)
     resolve_output(args)
     check_scoring(args)
@@ -77,9 +74,12 @@ def run(args) -> int:
 
         raise InputError("applies to the GPUs of this process, not to a cluster's workers", param="gpu_memory")
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-start")
-    try:  # the engine starts (CuPy, a GPU's context) while the database and the queries are read
+    try:  # the engine starts (CuPy, a GPU's context) while NumPy is imported and the database and queries read
         local = args.device != "cpu" and not wants_cluster(args)
         starting = pool.submit(_start_engine, args.device) if local else None
+        from ..io.database import Database
+        from ..io.readers import read_sequences
+
         db = Database.load(args.db, args.alphabet)
         queries = read_sequences(args.query, db.alphabet, what="the database",
                                  expect=None if args.alphabet else db.alphabet)

@@ -300,6 +300,11 @@ def _compiled():
     return _kernel
 
 
+def compiled_ready() -> bool:
+    """Whether the fits now take the compiled passes (loaded by :func:`preload_compiled`)."""
+    return _kernel is not None
+
+
 def _load() -> None:
     global _kernel
     from . import fit_kernel

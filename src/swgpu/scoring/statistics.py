@@ -352,13 +352,7 @@ class Statistics:
         sample: :func:`~swgpu.scoring.search_fit.sample`). Needs :attr:`scoring`."""
         if self.scoring is None:
             raise ValueError("search_fit needs the scoring system: use Statistics.for_scoring")
-        from .ungapped import ungapped_values
-
-        if self._ungapped is None:
-            try:
-                self._ungapped = ungapped_values(self.scoring.matrix)[:2]
-            except ValueError:  # expected score not negative: no cap from it
-                self._ungapped = (0.1, 0.1)
+        ungapped = self._ungapped_values()
         dna = getattr(self.scoring.alphabet, "name", "") == "dna"
         facts, pick = self._fit_lengths(lengths)
         scores = np.asarray(scores)
@@ -366,7 +360,26 @@ class Statistics:
             raise ValueError(f"{scores.size} scores but {np.size(lengths)} lengths")
         if pick is not None:
             scores = scores.ravel()[pick]
-        return fit_search(scores, facts, query_length, self._ungapped, dna=dna)
+        return fit_search(scores, facts, query_length, ungapped, dna=dna)
+
+    def prepare_search_fit(self, lengths: Any) -> None:
+        """What :meth:`search_fit` computes once for every query against the
+        database of ``lengths`` (a read-only array), computed now: the
+        scoring's ungapped values and the facts of the lengths (a GPU search
+        calls it while its first queries are scored)."""
+        if self.scoring is not None:
+            self._ungapped_values()
+            self._fit_lengths(lengths)
+
+    def _ungapped_values(self) -> tuple[float, float]:
+        if self._ungapped is None:
+            from .ungapped import ungapped_values
+
+            try:
+                self._ungapped = ungapped_values(self.scoring.matrix)[:2]
+            except ValueError:  # expected score not negative: no cap from it
+                self._ungapped = (0.1, 0.1)
+        return self._ungapped
 
     def _fit_lengths(self, lengths: Any) -> tuple[FitLengths, np.ndarray | None]:
         """The :class:`FitLengths` of (a sample of) ``lengths`` and the sample's

@@ -39,6 +39,23 @@ def test_the_next_batch_is_scored_while_the_caller_holds_one():
     assert next(batches)[1] == ["b"]
 
 
+def test_meanwhile_runs_on_the_callers_thread_while_the_first_batch_is_scored():
+    release, seen = threading.Event(), []
+
+    def score(batch):
+        assert release.wait(10)  # (the first batch's scores wait for what the caller does meanwhile)
+        return batch
+
+    def meanwhile():
+        seen.append(threading.current_thread() is threading.main_thread())
+        release.set()
+
+    got = [b for _, b, _, _, _ in scored_batches(["a", "b", "c"], 1, score, True, meanwhile)]
+    assert got == [["a"], ["b"], ["c"]] and seen == [True]
+    plain = scored_batches(["a"], 1, lambda b: b, False, lambda: seen.append("not ahead"))
+    assert [b for _, b, _, _, _ in plain] == [["a"]] and seen == [True]
+
+
 def test_an_error_comes_where_its_batch_comes():
     def score(batch):
         if "bad" in batch:

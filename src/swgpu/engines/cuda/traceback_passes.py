@@ -223,8 +223,9 @@ class TracebackPasses:
         for g, nb in self._tall_groups(desc):
             blocks = offsets(nb)
             grid = int(blocks[-1])
-            prog = cp.full(grid * WARPS, -1, dtype=cp.int64)
-            stop = cp.full(g.size, NOSTOP, dtype=cp.int32)
+            # (filled on the host: cp.full is a CuPy-made kernel, whose first use in a process runs NVRTC)
+            prog = cp.asarray(np.full(grid * WARPS, -1, dtype=np.int64))
+            stop = cp.asarray(np.full(g.size, NOSTOP, dtype=np.int32))
             res = cp.zeros(3 * grid * WARPS, dtype=cp.int32)
             args = (A, B, cp.asarray(np.ascontiguousarray(desc[g]).ravel()), i32(g.size), self.matrix, i32(self.K),
                     i32(self.go), i32(self.ge), rows, i32(self.mmax), cp.asarray(blocks.astype(np.int32)), res, prog,

@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable, Iterator
 __all__ = ["scored_batches"]
 
 
-def scored_batches(queries: Iterable, size: int, score: Callable[[list], Any],
-                   ahead: bool) -> Iterator[tuple[int, list, Any, float, float]]:
+def scored_batches(queries: Iterable, size: int, score: Callable[[list], Any], ahead: bool,
+                   meanwhile: Callable[[], Any] | None = None) -> Iterator[tuple[int, list, Any, float, float]]:
     """Consecutive batches of at most ``size`` of ``queries`` and their
     ``score(batch)``: ``(first, batch, scores, seconds, waited)``, ``first`` the
     number of the batch's first query, ``seconds`` how long its scoring took
@@ -26,7 +26,8 @@ def scored_batches(queries: Iterable, size: int, score: Callable[[list], Any],
     ``k + 1`` is scored on a thread of its own while the caller handles batch
     ``k`` (the scores of two batches are held at a time); an error of the scoring
     (a query it refuses) is raised where that batch would have come. The
-    queries are read on the caller's thread, one batch ahead."""
+    queries are read on the caller's thread, one batch ahead. ``meanwhile()``
+    (with ``ahead``) runs on the caller's thread while the first batch is scored."""
     it = iter(queries)
 
     def take() -> list:
@@ -46,6 +47,8 @@ def scored_batches(queries: Iterable, size: int, score: Callable[[list], Any],
     pool = ThreadPoolExecutor(1, thread_name_prefix="swgpu-score")
     try:
         pending = pool.submit(timed, batch) if batch else None
+        if meanwhile is not None and batch:
+            meanwhile()
         while batch:
             t0 = time.perf_counter()
             scores, seconds = pending.result()
