@@ -15,10 +15,11 @@ from swgpu.workloads.search.batches import scored_batches
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 20])
-def test_the_same_batches_ahead_or_not(size):
+@pytest.mark.parametrize("depth", [1, 2, 5])
+def test_the_same_batches_ahead_or_not(size, depth):
     queries = [f"q{k}" for k in range(7)]
     plain = [(f, b, s) for f, b, s, _, _ in scored_batches(iter(queries), size, lambda b: [len(q) for q in b], False)]
-    ahead = [(f, b, s) for f, b, s, _, _ in scored_batches(iter(queries), size, lambda b: [len(q) for q in b], True)]
+    ahead = [(f, b, s) for f, b, s, _, _ in scored_batches(iter(queries), size, lambda b: [len(q) for q in b], depth)]
     assert plain == ahead
     assert [q for _, b, _ in plain for q in b] == queries
     assert [f for f, _, _ in plain] == list(range(0, 7, size))
@@ -56,16 +57,33 @@ def test_meanwhile_runs_on_the_callers_thread_while_the_first_batch_is_scored():
     assert [b for _, b, _, _, _ in plain] == [["a"]] and seen == [True]
 
 
+def test_batches_are_scored_up_to_depth_ahead_and_no_further():
+    scored, gate = [], threading.Event()
+
+    def score(batch):
+        scored.append(batch[0])
+        if batch[0] == "d":
+            gate.set()
+        return batch
+
+    batches = scored_batches(list("abcdef"), 1, score, 3)
+    assert next(batches)[1] == ["a"]  # (b, c and d are then scored while the caller holds a)
+    assert gate.wait(10)
+    assert scored == list("abcd")
+    assert [b[0] for _, b, _, _, _ in batches] == list("bcdef") and scored == list("abcdef")
+
+
 def test_an_error_comes_where_its_batch_comes():
     def score(batch):
         if "bad" in batch:
             raise InputError("bad query")
         return batch
 
-    batches = scored_batches(["a", "b", "bad", "c"], 2, score, True)
-    assert next(batches)[1] == ["a", "b"]
-    with pytest.raises(InputError, match="bad query"):
-        next(batches)
+    for depth in (1, 2):
+        batches = scored_batches(["a", "b", "bad", "c"], 2, score, depth)
+        assert next(batches)[1] == ["a", "b"]
+        with pytest.raises(InputError, match="bad query"):
+            next(batches)
 
 
 def test_an_early_stop_waits_for_the_batch_being_scored():

@@ -81,6 +81,9 @@ def _limited(scorer, gpu_memory: int | None):
 #: slower for 2,000 queries x 100k); 2 beside a GPU once the fits are compiled (with 4 the GPU waited longer
 #: for its next batch: 2,000 queries x 96,568 on an H200, 6.2-7.2 s against 5.8-6.0 s).
 _RANK_THREADS, _RANK_THREADS_COMPILED = 4, 2
+#: Batches of queries a GPU scores ahead of the one being ranked and traced (so that it goes on while the hits
+#: of several batches are traced together).
+_AHEAD = 2
 #: Queries, and database sequences, from which a GPU search loads the fit's compiled passes (3x the array passes
 #: at 100,000 sequences, none faster at 12,000; about 0.5 s to load).
 FIT_QUERIES, FIT_SEQUENCES = 100, 50_000
@@ -146,7 +149,7 @@ class Searcher:
         self.threads = ThreadExecutor(threads).threads
         self._longest = int(database.lengths.max()) if len(database) else 0
         #: Wall seconds :meth:`search` waited for scores so far (for ``--timings``; on a GPU the
-        #: next batch is scored while one is ranked and traced).
+        #: next batches are scored while one is ranked and traced).
         self.score_seconds = 0.0
         #: Wall seconds of further alignments (``max_hsps``) so far.
         self.further_seconds = 0.0
@@ -364,17 +367,17 @@ class Searcher:
                 strand: str) -> Iterator[tuple[int, list[Sequence], list[dict], float, list]]:
         """Each batch of queries scored and its hits ranked: ``(first, queries,
         each one's strand scores, each one's share of the scoring seconds,
-        each one's :meth:`_ranked`)``. On a GPU the next batch is scored while
-        the caller handles one (:func:`~.batches.scored_batches`);
+        each one's :meth:`_ranked`)``. On a GPU the next batches are scored while
+        the caller handles one (:data:`_AHEAD`, :func:`~.batches.scored_batches`);
         :attr:`score_seconds` counts the waits for the scores."""
         copies = len(strands_for(strand, self.database.alphabet))
         # every result holds all scores of its query (each strand's and their best): keep a batch's under ~1 GiB
-        # (half of it where the next batch is scored while one is ranked and traced: two are held)
+        # (a share of it where batches are scored ahead while one is ranked and traced: _AHEAD + 1 are held)
         arrays = copies + 1 if copies > 1 else 1
-        ahead = self.device != "cpu" and self._cluster is None
+        ahead = _AHEAD if self.device != "cpu" and self._cluster is None else 0
         if self.device == "cpu" and self._cluster is None or ahead and self._fit_many(queries):
             preload_compiled()  # (the fits' compiled passes, loaded meanwhile: Numba's loaded on the CPU; many fits)
-        batch = max(1, min(batch, (1 << (29 if ahead else 30)) // max(1, 4 * arrays * len(self.database))))
+        batch = max(1, min(batch, (1 << 30) // (ahead + 1) // max(1, 4 * arrays * len(self.database))))
         # (the fit's facts of the database, made while the GPU scores the first batch)
         meanwhile = (lambda: self.statistics.prepare_search_fit(self.database.lengths)) \
             if self.evalues == "search" else None
