@@ -1,5 +1,6 @@
-"""The striped target profile (:func:`swgpu.engines.cpu.striped.striped_profile`)
-against the column-by-column definition it states: every entry, every tile,
+"""The striped target profiles (:func:`swgpu.engines.cpu.striped.striped_profile`,
+and :func:`swgpu.engines.cpu.global_kernel.nw_profile` in another type)
+against the column-by-column definition they state: every entry, every tile,
 the pads past the end, each table type and lane count."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from swgpu.engines.cpu.global_kernel import nw_profile
 from swgpu.engines.cpu.striped import striped_profile
 
 
@@ -38,3 +40,19 @@ def test_the_profile_is_its_definition(seed):
         want, want_tiles = _by_columns(t, tables, lanes, seg)
         assert tiles == want_tiles and got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_global_passes_profile_in_its_own_type(seed):
+    rng = np.random.default_rng(100 + seed)
+    for trial in range(25):
+        k = int(rng.integers(1, 33))
+        matrix = rng.integers(-20, 20, (k, k)).astype(np.int32)
+        lanes, seg = int(rng.choice([8, 16, 32])), int(rng.integers(1, 20))
+        n = int(rng.integers(0, 3 * seg * lanes + 5)) if trial else 0
+        b = rng.integers(0, k, n).astype(np.uint8)
+        for like in (np.zeros(1, np.int16), np.zeros(1, np.int32)):
+            got, tiles = nw_profile(b, matrix, like, lanes, seg)
+            want, want_tiles = _by_columns(b, matrix.astype(like.dtype), lanes, seg)
+            assert tiles == want_tiles and got.dtype == like.dtype
+            np.testing.assert_array_equal(got, want)

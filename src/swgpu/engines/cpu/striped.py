@@ -53,14 +53,24 @@ BLOCK_ROWS = 256
 def striped_profile(t, tables, lanes, seg):
     """``prof[((c * k + a) * seg + p) * lanes + l]`` = biased score of letter
     ``a`` against column ``c * seg * lanes + l * seg + p`` of ``t`` (tile
-    ``c``; 0, the pad score ``-bias``, past the end). Each tile's letters
-    are put in profile order first, then each letter's row of the tile is
+    ``c``; 0, the pad score ``-bias``, past the end)."""
+    width = seg * lanes
+    tiles = max(1, (t.shape[0] + width - 1) // width)
+    prof = np.empty(tiles * tables.shape[0] * width, dtype=tables.dtype)
+    fill_profile(t, tables, lanes, seg, prof)
+    return prof, tiles
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
+def fill_profile(t, tables, lanes, seg, prof):
+    """``prof`` (any integer type, ``tiles * k * seg * lanes`` long) laid out as
+    :func:`striped_profile` from the rows of ``tables``: each tile's letters
+    are put in profile order first, then each row's entries of the tile are
     gathered in one run of stores (about 3x the column-by-column loop)."""
     n = t.shape[0]
     k = tables.shape[0]
     width = seg * lanes
-    tiles = max(1, (n + width - 1) // width)
-    prof = np.empty(tiles * k * width, dtype=tables.dtype)
+    tiles = prof.shape[0] // max(1, k * width)
     letters = np.empty(width, dtype=np.intp)
     for c in range(tiles):
         pads = 0
@@ -83,7 +93,6 @@ def striped_profile(t, tables, lanes, seg):
                     if c * width + lane * seg + p >= n:
                         for a in range(k):
                             prof[(c * k + a) * width + p * lanes + lane] = 0
-    return prof, tiles
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")
