@@ -25,7 +25,7 @@ from ...io.compiled import read_only_codes
 from .lanes import lanes_of
 from .simd import (any_gt, atomic_next, atomic_read, carry_scan_signed, shift_in, vadd, vfill, vlast, vload, vmax,
                    vstore, vsub)
-from .striped import fill_profile
+from .striped import typed_profile
 from .sync import load_acquire, store_release
 
 __all__ = ["nw_last_row_striped", "nw_last_row_part", "nw_profile", "left_edge", "BLOCK_ROWS"]
@@ -38,14 +38,9 @@ NEG32 = -(1 << 29)
 NEG16 = -(1 << 14)
 
 
-@nb.njit(nogil=True, cache=True, boundscheck=False)
-def nw_profile(b, matrix, dt_like, lanes, seg):
-    """Raw scores (``dt_like``'s type) of every letter against ``b``, laid out as :func:`.striped.striped_profile`."""
-    width = seg * lanes
-    tiles = max(1, (b.shape[0] + width - 1) // width)
-    prof = np.empty(tiles * matrix.shape[0] * width, dtype=dt_like.dtype)
-    fill_profile(b, matrix, lanes, seg, prof)
-    return prof, tiles
+#: Raw scores (``dt_like``'s type) of every letter against ``b``, laid out as
+#: :func:`.striped.striped_profile`: ``nw_profile(b, matrix, dt_like, lanes, seg)``.
+nw_profile = typed_profile
 
 
 @nb.njit(nogil=True, cache=True, boundscheck=False, inline="always")

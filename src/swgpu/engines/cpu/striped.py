@@ -38,8 +38,8 @@ from .lanes import LANE_TYPES, score_tables
 from .simd import (adds, any_ge, any_gt, carry_scan, lanes_of, shift_in, subs, vfill, vhmax, vlast, vload, vmax,
                    vstore)
 
-__all__ = ["striped_profile", "striped_end", "striped_pass", "sw_end_striped", "PROFILE_BYTES", "TILE_BYTES",
-           "BLOCK_ROWS"]
+__all__ = ["striped_profile", "typed_profile", "striped_end", "striped_pass", "sw_end_striped", "PROFILE_BYTES",
+           "TILE_BYTES", "BLOCK_ROWS"]
 
 #: Largest striped profile (bytes) built for one target; longer targets use the row kernel.
 PROFILE_BYTES = 1 << 26
@@ -54,9 +54,16 @@ def striped_profile(t, tables, lanes, seg):
     """``prof[((c * k + a) * seg + p) * lanes + l]`` = biased score of letter
     ``a`` against column ``c * seg * lanes + l * seg + p`` of ``t`` (tile
     ``c``; 0, the pad score ``-bias``, past the end)."""
+    return typed_profile(t, tables, tables, lanes, seg)
+
+
+@nb.njit(nogil=True, cache=True, boundscheck=False)
+def typed_profile(t, tables, like, lanes, seg):
+    """``(prof, tiles)`` of :func:`striped_profile` in ``like``'s type (the
+    global passes' raw scores: :mod:`.global_kernel`)."""
     width = seg * lanes
     tiles = max(1, (t.shape[0] + width - 1) // width)
-    prof = np.empty(tiles * tables.shape[0] * width, dtype=tables.dtype)
+    prof = np.empty(tiles * tables.shape[0] * width, dtype=like.dtype)
     fill_profile(t, tables, lanes, seg, prof)
     return prof, tiles
 
