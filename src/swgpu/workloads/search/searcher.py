@@ -400,7 +400,7 @@ class Searcher:
                 and len(queries) >= FIT_QUERIES and len(self.database) >= FIT_SEQUENCES)
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
-               on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
+               on_done: Callable[[Sequence], None] | None = None, batch: int = 64,
                strand: str = "both", max_hsps: int = 1) -> Iterator[SearchResult]:
         """Search each query, in order: scores of up to ``batch`` queries at a
         time (:meth:`strand_scores`; fewer for databases of hundreds of millions
@@ -429,7 +429,7 @@ class Searcher:
                 yield result
 
     def search_columns(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
-                       on_done: Callable[[Sequence], None] | None = None, batch: int = 32,
+                       on_done: Callable[[Sequence], None] | None = None, batch: int = 64,
                        strand: str = "both") -> Iterator[HitBatch]:
         """:meth:`search` (one alignment per hit) as columns: a :class:`~.hits.HitBatch`
         for each group of queries, the same hits, alignments and E-values, with
