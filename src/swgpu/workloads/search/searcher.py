@@ -77,12 +77,11 @@ def _limited(scorer, gpu_memory: int | None):
     return scorer
 
 
-#: Threads that rank and fit the queries of a batch (more were slower: 20 queries x 100k, 16 cores; 8 and 16
-#: slower for 2,000 queries x 100k); 2 beside a GPU once the fits are compiled (with 4 the GPU waited longer
-#: for its next batch: 2,000 queries x 96,568 on an H200, 6.2-7.2 s against 5.8-6.0 s).
-_RANK_THREADS, _RANK_THREADS_COMPILED = 4, 2
-#: Batches of queries a GPU scores ahead of the one being ranked and traced (so that it goes on while the hits
-#: of several batches are traced together).
+#: Threads that rank and fit a batch's queries: 4 (8 and 16 slower: 2,000 queries x 100k, 16 cores); 2 beside a GPU
+#: once the fits are compiled (4: the GPU waited for its batches, 2,000 x 96,568, 6.2-7.2 s against 5.8-6.0 s); one
+#: below _RANK_ALONE sequences (12,071, 2 cores: 0.46-0.66 ms a query on one, 0.71-0.73 on two, 0.91-1.26 on four).
+_RANK_THREADS, _RANK_THREADS_COMPILED, _RANK_ALONE = 4, 2, 30_000
+#: Batches a GPU scores ahead of the one ranked and traced (it goes on while several batches' hits are traced).
 _AHEAD = 2
 #: Queries, and database sequences, from which a GPU search loads the fit's compiled passes (3x the array passes
 #: at 100,000 sequences, none faster at 12,000; about 0.5 s to load).
@@ -387,7 +386,8 @@ class Searcher:
             # each query's ranking and fit: NumPy passes over the whole database, most of them without the GIL
             # (more than four threads were slower: 20 queries x 100k, 16 cores)
             t0 = time.perf_counter()
-            ranking = _RANK_THREADS_COMPILED if ahead and compiled_ready() else _RANK_THREADS
+            ranking = 1 if len(self.database) < _RANK_ALONE else \
+                _RANK_THREADS_COMPILED if ahead and compiled_ready() else _RANK_THREADS
             prepared = ThreadExecutor(min(self.threads, len(chunk), ranking)).map(
                 lambda job: self._ranked(job[0], job[1], top, evalue), list(zip(chunk, all_scores)))
             self.rank_seconds += time.perf_counter() - t0
