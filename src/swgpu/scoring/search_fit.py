@@ -302,7 +302,7 @@ def _compiled():
 
 def compiled_ready() -> bool:
     """Whether the fits now take the compiled passes (loaded by :func:`preload_compiled`)."""
-    return _kernel is not None
+    return _compiled() is not None
 
 
 def _load() -> None:

@@ -290,7 +290,7 @@ class Searcher:
 
     def _fit(self, query: Sequence, best: np.ndarray) -> SearchFit | None:
         """The fit of the query's own scores (:attr:`evalues` ``"search"``), or None."""
-        if self.evalues != "search" or self.statistics.scoring is None:
+        if not self._fitting():
             return None
         fit = self.statistics.search_fit(best, self.database.lengths, len(query))
         return fit if fit.ok else None
@@ -378,14 +378,11 @@ class Searcher:
             preload_compiled()  # (the fits' compiled passes, loaded meanwhile: Numba's loaded on the CPU; many fits)
         batch = max(1, min(batch, (1 << 30) // (ahead + 1) // max(1, 4 * arrays * len(self.database))))
         # (the fit's facts of the database, made while the GPU scores the first batch)
-        meanwhile = (lambda: self.statistics.prepare_search_fit(self.database.lengths)) \
-            if self.evalues == "search" else None
+        meanwhile = (lambda: self.statistics.prepare_search_fit(self.database.lengths)) if self._fitting() else None
         for first, chunk, all_scores, seconds, waited in scored_batches(
                 queries, batch, lambda chunk: self.strand_scores(chunk, strand), ahead, meanwhile):
             self.score_seconds += waited
-            # each query's ranking and fit: NumPy passes over the whole database, most of them without the GIL
-            # (more than four threads were slower: 20 queries x 100k, 16 cores)
-            t0 = time.perf_counter()
+            t0 = time.perf_counter()  # (each query's ranking and fit: passes over the whole database)
             ranking = 1 if len(self.database) < _RANK_ALONE else \
                 _RANK_THREADS_COMPILED if ahead and compiled_ready() else _RANK_THREADS
             prepared = ThreadExecutor(min(self.threads, len(chunk), ranking)).map(
@@ -393,11 +390,15 @@ class Searcher:
             self.rank_seconds += time.perf_counter() - t0
             yield first, chunk, all_scores, seconds / len(chunk), prepared
 
+    def _fitting(self) -> bool:
+        """Whether each query's E-values come from the fit of its own scores (:attr:`evalues` ``"search"``)."""
+        return self.evalues == "search" and self.statistics.scoring is not None
+
     def _fit_many(self, queries) -> bool:
         """Whether ``queries`` (when counted) are enough fits against a database large enough to load the
         compiled passes of the fit for (on a GPU; a CPU engine's process has them)."""
-        return (self.evalues == "search" and self.statistics.scoring is not None and hasattr(queries, "__len__")
-                and len(queries) >= FIT_QUERIES and len(self.database) >= FIT_SEQUENCES)
+        return (self._fitting() and hasattr(queries, "__len__") and len(queries) >= FIT_QUERIES
+                and len(self.database) >= FIT_SEQUENCES)
 
     def search(self, queries: Iterable[Sequence], top: int = 10, evalue: float | None = None,
                on_done: Callable[[Sequence], None] | None = None, batch: int = 64,
