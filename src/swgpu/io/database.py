@@ -27,16 +27,16 @@ import json
 import os
 import struct
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .alphabet import Alphabet, get_alphabet
 from ..exceptions import InputError
-from .readers import detect_alphabet, iter_sequences
+from .readers import detect_alphabet
 from .sequence import Sequence
-from .texts import Texts
+from .sequence_batch import SequenceBatch
+from .texts import Texts, hash_groups
 from .writers.output import COMPRESSED, OutputFile
 
 __all__ = ["Database", "length_order", "FORMAT"]
@@ -67,33 +67,64 @@ def length_order(offsets: np.ndarray, descending: bool = False) -> np.ndarray:
     return np.argsort(-lengths if descending else lengths, kind="stable").astype(np.int64)
 
 
-@dataclass(eq=False)
 class Database:
     """Encoded sequences sorted by length.
 
     ``residues[offsets[i]:offsets[i+1]]`` are the codes of sequence ``i`` (in
     sorted order), ``names[i]`` its name, ``descriptions[i]`` the rest of its
     FASTA header (``""`` when none), ``index[i]`` its position in the source
-    file.
+    file. ``names`` and ``descriptions`` are given as lists of ``str`` or as
+    :class:`~swgpu.io.texts.Texts` columns; either form is made from the other
+    when first asked for (:attr:`names`, :attr:`name_texts`), so that a
+    database of millions of sequences makes no string per sequence unless a
+    caller wants them all.
     """
 
-    alphabet: Alphabet
-    names: list[str]
-    offsets: np.ndarray
-    residues: np.ndarray
-    index: np.ndarray
-    source: str = ""
-    descriptions: list[str] | None = None  # type: ignore[assignment]
+    def __init__(self, alphabet: Alphabet, names: list[str] | Texts, offsets: np.ndarray, residues: np.ndarray,
+                 index: np.ndarray, source: str = "", descriptions: list[str] | Texts | None = None):
+        self.alphabet, self.offsets, self.residues, self.index, self.source = alphabet, offsets, residues, index, source
+        count = len(names)
+        if descriptions is None:
+            descriptions = Texts(np.zeros(0, dtype=np.uint8), np.zeros(count + 1, dtype=np.int64))
+        elif len(descriptions) != count:
+            raise InputError(f"{len(descriptions)} descriptions for {count} sequences", param="descriptions")
+        given = {"names": names, "descriptions": descriptions}
+        self._lists = {k: None if isinstance(v, Texts) else list(v) for k, v in given.items()}
+        self._texts = {k: v if isinstance(v, Texts) else None for k, v in given.items()}
+        self._count = count
 
-    def __post_init__(self) -> None:
-        if self.descriptions is None:
-            self.descriptions = [""] * len(self.names)
-        elif len(self.descriptions) != len(self.names):
-            raise InputError(f"{len(self.descriptions)} descriptions for {len(self.names)} sequences",
-                             param="descriptions")
+    def _list(self, key: str) -> list[str]:
+        if self._lists[key] is None:
+            self._lists[key] = self._texts[key].strings()
+        return self._lists[key]
+
+    def _column(self, key: str) -> Texts:
+        if self._texts[key] is None:
+            self._texts[key] = Texts.from_strings(self._lists[key])
+        return self._texts[key]
+
+    @property
+    def names(self) -> list[str]:
+        """Each sequence's name (sorted order), as a list (made once)."""
+        return self._list("names")
+
+    @property
+    def descriptions(self) -> list[str]:
+        """Each sequence's description (sorted order; ``""`` when none), as a list (made once)."""
+        return self._list("descriptions")
+
+    @property
+    def name_texts(self) -> Texts:
+        """The names as one column of UTF-8 bytes (made once)."""
+        return self._column("names")
+
+    @property
+    def description_texts(self) -> Texts:
+        """The descriptions as one column of UTF-8 bytes (made once)."""
+        return self._column("descriptions")
 
     def __len__(self) -> int:
-        return len(self.names)
+        return self._count
 
     @functools.cached_property
     def lengths(self) -> np.ndarray:
@@ -109,7 +140,9 @@ class Database:
     def sequence(self, i: int) -> Sequence:
         """Sequence ``i`` (sorted order) as a :class:`Sequence` (letters decoded, description set)."""
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
-        return Sequence(self.names[i], self.alphabet.decode(codes), codes, self.alphabet, self.descriptions[i])
+        name, description = (self._lists[k][i] if self._lists[k] is not None else
+                             self._texts[k].slice(i, i + 1).strings()[0] for k in ("names", "descriptions"))
+        return Sequence(name, self.alphabet.decode(codes), codes, self.alphabet, description)
 
     def digest(self) -> str:
         """A name of the sequences' contents (BLAKE2b, 128 bits, of the codes and
@@ -130,27 +163,49 @@ class Database:
     def from_sequences(cls, seqs: list[Sequence], source: str = "") -> "Database":
         """A database of ``seqs``; IDs given more than once are kept as they are,
         with one ``UserWarning`` ("N duplicate IDs, first 'X'")."""
-        if not seqs:
+        return cls.from_batches([SequenceBatch.from_sequences(seqs)] if seqs else [], source)
+
+    @classmethod
+    def from_batches(cls, batches, source: str = "") -> "Database":
+        """A database of the records of ``batches``
+        (:class:`~swgpu.io.sequence_batch.SequenceBatch` es of one alphabet, in
+        file order), by array passes over their columns: no object per
+        record. IDs given more than once are kept, with one warning (as
+        :meth:`from_sequences`)."""
+        names, descriptions, codes, lengths, alphabet = [], [], [], [], None
+        for batch in batches:
+            alphabet = batch.alphabet
+            names.append(batch.name_texts())
+            descriptions.append(batch.description_texts())
+            codes.append(batch.codes)
+            lengths.append(batch.lengths)
+        count = sum(part.size for part in lengths)
+        if not count:
             raise InputError(f"{source or 'database'}: no sequences")
-        _warn_duplicates([s.name for s in seqs], source)
-        alphabet = seqs[0].alphabet
-        lengths = np.array([len(s) for s in seqs], dtype=np.int64)
-        order = length_order(np.concatenate([[0], np.cumsum(lengths)]))
-        offsets = np.zeros(len(seqs) + 1, dtype=np.int64)
-        np.cumsum(lengths[order], out=offsets[1:])
-        residues = np.concatenate([seqs[i].codes for i in order.tolist()]).astype(np.uint8, copy=False)
-        return cls(alphabet, [seqs[i].name for i in order], offsets, residues, order.astype(np.int64), source,
-                   [seqs[i].description for i in order])
+        file_names = Texts.concat(names)
+        _warn_duplicates(file_names, source)
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(lengths), out=offsets[1:])
+        order = length_order(offsets)
+        whole = np.concatenate(codes) if len(codes) > 1 else codes[0]
+        del codes  # (the parts' codes: freed before the sorted copy is made)
+        residues = Texts(whole, offsets).take(order)
+        del whole
+        return cls(alphabet, file_names.take(order), residues.offsets, residues.buffer, order, source,
+                   Texts.concat(descriptions).take(order))
 
     @classmethod
     def from_fasta(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
-        """Read and encode a FASTA/FASTQ file (plain or compressed); a database
-        file is an error that says so."""
+        """Read and encode a FASTA/FASTQ file (plain or compressed), in parts
+        (:func:`~swgpu.io.chunks.file_batches`); a database file is an error
+        that says so."""
+        from .chunks import file_batches
+
         if _is_database(path):
             raise InputError(f"{os.fspath(path)}: already a swgpu database (made by `swgpu makedb`), not a "
                              "FASTA/FASTQ file: give it to `swgpu search -d` as it is")
         alpha = get_alphabet(alphabet) if alphabet is not None else detect_alphabet(path)
-        return cls.from_sequences(list(iter_sequences(path, alpha)), os.fspath(path))
+        return cls.from_batches(file_batches(path, alpha, ahead=1), os.fspath(path))
 
     @classmethod
     def load(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
@@ -183,7 +238,8 @@ class Database:
         self.check_path(path)
         sections = {"offsets": self.offsets.astype("<i8"), "index": self.index.astype("<i8"),
                     "residues": np.ascontiguousarray(self.residues, dtype=np.uint8),
-                    "names": _lines(self.names, "name"), "descriptions": _lines(self.descriptions, "description")}
+                    "names": _lines(self.name_texts, "name"),
+                    "descriptions": _lines(self.description_texts, "description")}
         crcs = {name: _crc32(arr) for name, arr in sections.items()}
         header = {"format": FORMAT, "alphabet": self.alphabet.name, "sequences": len(self),
                   "residues": self.total_residues, "source": self.source, "size": 0, "sections": {}}
@@ -279,23 +335,39 @@ def _aligned(pos: int) -> int:
     return (pos + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
-def _warn_duplicates(names: list[str], source: str) -> None:
-    """One ``UserWarning`` when some ID appears more than once."""
+def _warn_duplicates(names: Texts, source: str) -> None:
+    """One ``UserWarning`` when some ID appears more than once: how many
+    records repeat an earlier ID, and the first of them. The IDs that share a
+    hash with another (:func:`~swgpu.io.texts.hash_groups`) are the only ones
+    compared as strings."""
+    candidates = hash_groups(names)
+    if candidates.size == 0:
+        return
     seen: set[str] = set()
-    again = [name for name in names if name in seen or seen.add(name)]  # add() is None: first sightings drop out
+    strings = names.take(candidates).strings() if candidates.size < len(names) else names.strings()
+    again = [name for name in strings if name in seen or seen.add(name)]  # add() is None: first sightings drop out
     if again:
         where = f"{source}: " if source else ""
         warnings.warn(f"{where}{len(again):,} duplicate IDs, first {again[0]!r} (kept as they are)", UserWarning,
                       stacklevel=4)
 
 
-def _lines(items: list[str], what: str) -> np.ndarray:
-    """``items`` as UTF-8, one per line (an item with a line break cannot be stored)."""
-    blob = "".join(f"{s}\n" for s in items).encode("utf-8")
-    if blob.count(b"\n") != len(items):
-        bad = next(s for s in items if "\n" in s)
+def _lines(texts: Texts, what: str) -> np.ndarray:
+    """The strings of ``texts`` (UTF-8), one per line (an item with a line break cannot be stored)."""
+    lo, hi = int(texts.offsets[0]), int(texts.offsets[-1])
+    buf, ends = texts.buffer[lo:hi], texts.offsets[1:] - lo
+    breaks = np.flatnonzero(buf == 10)
+    if breaks.size:
+        k = int(np.searchsorted(ends, breaks[0], side="right"))
+        bad = texts.slice(k, k + 1).strings()[0]
         raise InputError(f"{what} {bad!r} has a line break; it cannot be stored in a database file", param="database")
-    return np.frombuffer(blob, dtype=np.uint8)
+    out = np.empty(buf.size + ends.size, dtype=np.uint8)
+    at = ends + np.arange(ends.size)  # each line's newline
+    keep = np.ones(out.size, dtype=bool)
+    keep[at] = False
+    out[keep] = buf
+    out[at] = 10
+    return out
 
 
 def _count(header: dict, key: str) -> int:
@@ -361,12 +433,17 @@ def _read_sections(header: dict, mm: np.ndarray, floor: int) -> dict[str, np.nda
     return parts
 
 
-def _split_lines(part: np.ndarray, n: int, what: str) -> list[str]:
-    """``n`` lines of UTF-8 text."""
-    try:
-        lines = part.tobytes().decode("utf-8").split("\n")
-    except UnicodeDecodeError:
-        raise _Damaged(f"{what} are not UTF-8") from None
-    if len(lines) != n + 1 or lines[-1]:
-        raise _Damaged(f"{len(lines) - 1} {what} for {n} sequences")
-    return lines[:n]
+def _split_lines(part: np.ndarray, n: int, what: str) -> Texts:
+    """``n`` lines of UTF-8 text, as a column (no string made)."""
+    buf = np.asarray(part)
+    ends = np.flatnonzero(buf == 10)
+    if ends.size != n or (buf.size and buf[-1] != 10):
+        raise _Damaged(f"{ends.size} {what} for {n} sequences")
+    if buf.size and int(buf.max()) >= 0x80:
+        try:
+            buf.tobytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Damaged(f"{what} are not UTF-8") from None
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    offsets[1:] = ends - np.arange(n)  # (the newlines before each end dropped)
+    return Texts(buf[buf != 10], offsets)

@@ -198,6 +198,10 @@ class SequenceBatch(SequenceABC):
             self._columns["names"] = Texts.from_strings(self.names)
         return self._col("names")
 
+    def description_texts(self) -> Texts:
+        """The descriptions as one column of UTF-8 bytes (made once)."""
+        return self._column("descriptions")
+
     def letter_texts(self) -> Texts:
         """The letters as read, as one column of bytes (made once; the offsets are :attr:`offsets`)."""
         if "letters" not in self._columns:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .compiled import read_only, read_only_codes, worth
 
-__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments"]
+__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments", "hash_groups"]
 
 
 class Texts:
@@ -69,11 +69,41 @@ class Texts:
         if not worth(index.size):  # a few strings: no Numba to load
             return Texts(*gather_segments(self.buffer, starts, ends))
         from . import kernels as K
+        from .ranges import ranges, run_ranges
 
-        out = np.empty(int((ends - starts).sum()), dtype=np.uint8)
-        offsets = np.empty(index.size + 1, dtype=np.int64)
-        K.gather(read_only(self.buffer), starts, ends, out, offsets)  # (one compiled version)
+        offsets = np.zeros(index.size + 1, dtype=np.int64)
+        np.cumsum(ends - starts, out=offsets[1:])
+        out = np.empty(int(offsets[-1]), dtype=np.uint8)
+        pool = read_only(self.buffer)  # (one compiled version)
+
+        def part(a: int, b: int) -> None:  # (a range's own offsets: the same, less offsets[a])
+            K.gather(pool, starts[a:b], ends[a:b], out[offsets[a]:offsets[b]], np.empty(b - a + 1, dtype=np.int64))
+
+        run_ranges(part, ranges(index.size))  # on threads: a random order's copy waits on the memory
         return Texts(out, offsets)
+
+
+def hash_groups(texts: Texts) -> np.ndarray:
+    """The positions (rising) of the strings of ``texts`` whose 64-bit hash
+    (FNV-1a, compiled) another string shares: every string given twice is
+    among them, and in practice nothing else. A few strings: all of them.
+
+    >>> hash_groups(Texts.from_strings(["a", "b", "a"] * 100)).size, hash_groups(Texts.from_strings(["x"])).tolist()
+    (300, [])
+    """
+    n = len(texts)
+    if n < 2 or not worth(n):
+        return np.arange(n if n > 1 else 0, dtype=np.int64)
+    from . import kernels as K
+
+    hashes = np.empty(n, dtype=np.uint64)
+    K.hashes(read_only(texts.buffer), texts.offsets[:-1], texts.offsets[1:], hashes)
+    order = np.argsort(hashes, kind="stable")
+    same = hashes[order[1:]] == hashes[order[:-1]]
+    shared = np.zeros(n, dtype=bool)
+    shared[1:] |= same
+    shared[:-1] |= same
+    return np.sort(order[shared])
 
 
 #: Letters copied per round of :func:`put_segments` (its index arrays: 8 bytes a letter each).

@@ -72,9 +72,7 @@ def target_rows(db: Database, members: np.ndarray) -> SequenceBatch:
     letters (decoded) as columns, codes a copy of theirs."""
     members = np.asarray(members, dtype=np.int64)
     residues, offsets = db.select(members)
-    at = members.tolist()
-    names = Texts.from_strings([db.names[i] for i in at])
-    descriptions = Texts.from_strings([db.descriptions[i] for i in at])
+    names, descriptions = db.name_texts.take(members), db.description_texts.take(members)
     letters = Texts(db.alphabet.decode_array(residues), offsets)
     return SequenceBatch.from_columns(names, descriptions, letters, residues, db.alphabet)
 
