@@ -48,12 +48,19 @@ def add_parser(subparsers) -> None:
     finish(p, run)
 
 
-def _descriptions(db, wanted: bool) -> dict | None:
-    """Target name -> description for ``stitle`` (only when asked; none in older databases)."""
+def _descriptions(db, wanted: bool, found=None) -> dict | None:
+    """Target name -> description for ``stitle`` (only when asked): of the targets hit
+    when ``found`` (the hits as columns) is given, else of the whole database."""
     if not wanted:
         return None
-    descriptions = getattr(db, "descriptions", None) or []
-    return {name: text for name, text in zip(db.names, descriptions) if text}
+    if found is not None:
+        out: dict = {}
+        for part in found:
+            for name, text in zip(part.targets.names, part.targets.descriptions):
+                if text:
+                    out.setdefault(name, text)
+        return out
+    return {name: text for name, text in zip(db.names, db.descriptions) if text}
 
 
 def _start_engine(device: str) -> None:
@@ -120,7 +127,8 @@ def _search(args, report, db, queries, scoring, executor) -> int:
     report.phase("score", searcher.score_seconds, rest_to_next=True)
     report.phase("rank", searcher.rank_seconds, rest_to_next=True)  # hits ranked, E-values fitted
     report.phase("traceback")  # (and what the searcher does around its steps)
-    descriptions = _descriptions(db, bool({"stitle", "salltitles"} & set(args.columns or ())))
+    titles = bool({"stitle", "salltitles"} & set(args.columns or ()))
+    descriptions = _descriptions(db, titles, results if columns else None)
     if columns:
         written = write_found(args, scoring, results, queries, descriptions)
     else:
