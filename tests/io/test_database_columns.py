@@ -136,3 +136,40 @@ def test_take_on_threads_copies_what_array_operations_copy(count):
     got = texts.take(order)
     buf, off = gather_segments(texts.buffer, offsets[order], offsets[order + 1])
     assert np.array_equal(got.buffer, buf) and np.array_equal(got.offsets, off)
+
+
+def test_an_opened_file_gives_the_columns_of_a_few_without_all_strings(tmp_path):
+    seqs = _records(np.random.default_rng(6), 40, names=[f"id{k}ü" for k in range(40)])
+    made = Database.from_sequences(seqs)
+    made.save(tmp_path / "d.swdb")
+    db = Database.open(tmp_path / "d.swdb")
+    members = np.array([39, 0, 5, 5, 17])
+    names, descriptions = db.columns(members)
+    assert db._lists == {"names": None, "descriptions": None}  # (no list of every name made)
+    assert names.strings() == [made.names[i] for i in members.tolist()]
+    assert descriptions.strings() == [made.descriptions[i] for i in members.tolist()]
+    assert db.columns(np.zeros(0, np.int64))[0].strings() == []
+    assert db.names == made.names and db.name_texts.strings() == made.names
+
+
+def test_checks_by_parts_on_threads_equal_those_of_the_whole(tmp_path, monkeypatch):
+    from swgpu.io import database_file
+
+    rng = np.random.default_rng(8)
+    data = rng.integers(0, 25, 100_003).astype(np.uint8)
+    whole = database_file.crc32(data)
+    monkeypatch.setattr(database_file, "_PART", 4096)
+    if database_file._combine is not None:
+        assert len(database_file._parts(data)) > 1
+    assert database_file.crc32(data) == whole == database_file.crc32(data.tobytes())
+    from swgpu.io.ranges import largest
+
+    assert largest(data, 4096) == int(data.max()) and largest(data[:0]) == -1
+    seqs = _records(rng, 300)
+    Database.from_sequences(seqs).save(tmp_path / "p.swdb")
+    _same(Database.open(tmp_path / "p.swdb"), Database.from_sequences(seqs))
+    raw = bytearray((tmp_path / "p.swdb").read_bytes())
+    raw[-30] ^= 0xFF  # (in the descriptions)
+    (tmp_path / "p.swdb").write_bytes(bytes(raw))
+    with pytest.raises(Exception, match="checksum mismatch"):
+        Database.open(tmp_path / "p.swdb")

@@ -7,11 +7,8 @@ be built straight from a FASTA file. Sequences are kept **sorted by length**
 (ties in file order); ``index`` is each sequence's position in the original
 file, used to order equal scores deterministically.
 
-File layout, format 2 (little-endian; docs/search.md): the magic ``SWGPUDB2``,
-a uint64 header length, the header's CRC-32 (uint32), four zero bytes, the JSON
-header (counts, the file's ``size``, ``sections``: name → ``[offset, length,
-CRC-32]``), then 64-byte aligned sections ``offsets``, ``index``,
-``residues``, ``names`` and ``descriptions`` (one per line).
+The file (:mod:`.database_file`) is checked when opened; its names and
+descriptions stay in the map until a caller wants them.
 
 >>> from importlib import resources
 >>> db = Database.from_fasta(resources.files("swgpu").joinpath("data/examples/targets.fasta"))
@@ -23,34 +20,22 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
-import struct
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 from .alphabet import Alphabet, get_alphabet
+from . import database_file as dbfile
+from .database_file import FORMAT, Lines
 from ..exceptions import InputError
 from .readers import detect_alphabet
 from .sequence import Sequence
 from .sequence_batch import SequenceBatch
 from .texts import Texts, hash_groups
-from .writers.output import COMPRESSED, OutputFile
+from .writers.output import COMPRESSED
 
 __all__ = ["Database", "length_order", "FORMAT"]
-
-MAGIC_PREFIX = b"SWGPUDB"
-FORMAT = 2
-MAGIC = MAGIC_PREFIX + str(FORMAT).encode()
-_PREAMBLE = 24  # magic, header length (uint64), header CRC-32 (uint32), four zero bytes
-_ALIGN = 64
-_REBUILD = "rebuild it with `swgpu makedb`"
-
-
-class _Damaged(Exception):
-    """What is wrong inside a database file; :meth:`Database.open` names the file."""
 
 
 def length_order(offsets: np.ndarray, descending: bool = False) -> np.ndarray:
@@ -73,15 +58,17 @@ class Database:
     ``residues[offsets[i]:offsets[i+1]]`` are the codes of sequence ``i`` (in
     sorted order), ``names[i]`` its name, ``descriptions[i]`` the rest of its
     FASTA header (``""`` when none), ``index[i]`` its position in the source
-    file. ``names`` and ``descriptions`` are given as lists of ``str`` or as
-    :class:`~swgpu.io.texts.Texts` columns; either form is made from the other
-    when first asked for (:attr:`names`, :attr:`name_texts`), so that a
-    database of millions of sequences makes no string per sequence unless a
-    caller wants them all.
+    file. ``names`` and ``descriptions`` are given as lists of ``str``, as
+    :class:`~swgpu.io.texts.Texts` columns or as the
+    :class:`~swgpu.io.database_file.Lines` of a mapped file; the other forms
+    are made when first asked for (:attr:`names`, :attr:`name_texts`), so that
+    a database of millions of sequences makes no string per sequence unless a
+    caller wants them all (:meth:`columns` gives those of a few).
     """
 
-    def __init__(self, alphabet: Alphabet, names: list[str] | Texts, offsets: np.ndarray, residues: np.ndarray,
-                 index: np.ndarray, source: str = "", descriptions: list[str] | Texts | None = None):
+    def __init__(self, alphabet: Alphabet, names: list[str] | Texts | Lines, offsets: np.ndarray,
+                 residues: np.ndarray, index: np.ndarray, source: str = "",
+                 descriptions: list[str] | Texts | Lines | None = None):
         self.alphabet, self.offsets, self.residues, self.index, self.source = alphabet, offsets, residues, index, source
         count = len(names)
         if descriptions is None:
@@ -89,19 +76,28 @@ class Database:
         elif len(descriptions) != count:
             raise InputError(f"{len(descriptions)} descriptions for {count} sequences", param="descriptions")
         given = {"names": names, "descriptions": descriptions}
-        self._lists = {k: None if isinstance(v, Texts) else list(v) for k, v in given.items()}
-        self._texts = {k: v if isinstance(v, Texts) else None for k, v in given.items()}
+        columns = (Texts, Lines)
+        self._lists = {k: None if isinstance(v, columns) else list(v) for k, v in given.items()}
+        self._texts = {k: v if isinstance(v, columns) else None for k, v in given.items()}
         self._count = count
 
     def _list(self, key: str) -> list[str]:
         if self._lists[key] is None:
-            self._lists[key] = self._texts[key].strings()
+            self._lists[key] = self._column(key).strings()
         return self._lists[key]
 
     def _column(self, key: str) -> Texts:
-        if self._texts[key] is None:
-            self._texts[key] = Texts.from_strings(self._lists[key])
-        return self._texts[key]
+        held = self._texts[key]
+        if held is None or isinstance(held, Lines):
+            held = self._texts[key] = Texts.from_strings(self._lists[key]) if held is None else held.texts()
+        return held
+
+    def columns(self, members: np.ndarray) -> tuple[Texts, Texts]:
+        """The names and descriptions of the sequences ``members`` (positions, in that order)."""
+        members = np.asarray(members, dtype=np.int64)
+        return tuple(self._texts[k].take(members) if self._texts[k] is not None else
+                     Texts.from_strings([self._lists[k][i] for i in members.tolist()])
+                     for k in ("names", "descriptions"))
 
     @property
     def names(self) -> list[str]:
@@ -140,8 +136,7 @@ class Database:
     def sequence(self, i: int) -> Sequence:
         """Sequence ``i`` (sorted order) as a :class:`Sequence` (letters decoded, description set)."""
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
-        name, description = (self._lists[k][i] if self._lists[k] is not None else
-                             self._texts[k].slice(i, i + 1).strings()[0] for k in ("names", "descriptions"))
+        name, description = (text.strings()[0] for text in self.columns(np.array([i])))
         return Sequence(name, self.alphabet.decode(codes), codes, self.alphabet, description)
 
     def digest(self) -> str:
@@ -201,7 +196,7 @@ class Database:
         that says so."""
         from .chunks import file_batches
 
-        if _is_database(path):
+        if dbfile.is_database(path):
             raise InputError(f"{os.fspath(path)}: already a swgpu database (made by `swgpu makedb`), not a "
                              "FASTA/FASTQ file: give it to `swgpu search -d` as it is")
         alpha = get_alphabet(alphabet) if alphabet is not None else detect_alphabet(path)
@@ -210,7 +205,7 @@ class Database:
     @classmethod
     def load(cls, path, alphabet: str | Alphabet | None = None) -> "Database":
         """A ``.swdb`` file (memory-mapped) or a FASTA/FASTQ file, whichever ``path`` is."""
-        if _is_database(path):
+        if dbfile.is_database(path):
             db = cls.open(path)
             if alphabet is not None and get_alphabet(alphabet) is not db.alphabet:
                 raise InputError(f"{path}: database is {db.alphabet.name}, not {get_alphabet(alphabet).name}")
@@ -232,107 +227,24 @@ class Database:
                              f"give a name without {ext}, such as db.swdb")
 
     def save(self, path) -> None:
-        """Write the database file (format 2, see above): to a temporary name,
-        renamed when complete, with the umask's mode (as :class:`OutputFile`);
-        :meth:`check_path` first."""
+        """Write the database file (format 2, :mod:`.database_file`): to a
+        temporary name, renamed when complete, with the umask's mode (as
+        :class:`OutputFile`); :meth:`check_path` first."""
         self.check_path(path)
         sections = {"offsets": self.offsets.astype("<i8"), "index": self.index.astype("<i8"),
                     "residues": np.ascontiguousarray(self.residues, dtype=np.uint8),
                     "names": _lines(self.name_texts, "name"),
                     "descriptions": _lines(self.description_texts, "description")}
-        crcs = {name: _crc32(arr) for name, arr in sections.items()}
-        header = {"format": FORMAT, "alphabet": self.alphabet.name, "sequences": len(self),
-                  "residues": self.total_residues, "source": self.source, "size": 0, "sections": {}}
-        raw = b""
-        while True:  # the header's length decides where the sections start, and it holds their places
-            pos = _aligned(_PREAMBLE + len(raw))
-            for name, arr in sections.items():
-                header["sections"][name] = [pos, int(arr.nbytes), crcs[name]]
-                header["size"] = pos + int(arr.nbytes)
-                pos = _aligned(header["size"])
-            new = json.dumps(header).encode("utf-8")
-            if new == raw:
-                break
-            raw = new
-        with OutputFile(path, binary=True) as out:
-            out.write(MAGIC + struct.pack("<QII", len(raw), _crc32(raw), 0) + raw)
-            at = _PREAMBLE + len(raw)
-            for name, arr in sections.items():
-                start = header["sections"][name][0]
-                out.write(b"\0" * (start - at))
-                out.write(memoryview(arr).cast("B"))
-                at = start + arr.nbytes
+        dbfile.write(path, {"alphabet": self.alphabet.name, "sequences": len(self),
+                            "residues": self.total_residues, "source": self.source}, sections)
 
     @classmethod
     def open(cls, path) -> "Database":
         """Memory-map a database file written by :meth:`save`, after checking it:
-        magic, format, size, and the CRC-32 of the header and of every section.
-        A file that is not a database, is of another format or is damaged is an
-        :class:`~swgpu.exceptions.InputError` (``param="db"``)."""
-        path = Path(path)
-        try:
-            if path.stat().st_size < _PREAMBLE:
-                mm = np.frombuffer(path.read_bytes(), dtype=np.uint8)
-            else:
-                mm = np.memmap(path, dtype=np.uint8, mode="r")
-        except OSError as exc:
-            raise InputError(f"{path}: {exc.strerror or exc}", param="db") from None
-        try:
-            header, end = _read_header(path, mm)
-            parts = _read_sections(header, mm, end)
-            return cls._from_sections(header, parts)
-        except _Damaged as exc:
-            raise InputError(f"{path} is damaged ({exc}); {_REBUILD}", param="db") from None
-
-    @classmethod
-    def _from_sections(cls, header: dict, parts: dict) -> "Database":
-        """The database of checked sections, after checking what they hold."""
-        n, total = _count(header, "sequences"), _count(header, "residues")
-        try:
-            alphabet = get_alphabet(header.get("alphabet"))
-        except (InputError, ValueError, KeyError, TypeError, AttributeError):
-            raise _Damaged(f"unknown alphabet {header.get('alphabet')!r}") from None
-        if (parts["offsets"].size, parts["index"].size, parts["residues"].size) != (8 * (n + 1), 8 * n, total):
-            raise _Damaged("section sizes do not match the sequence and residue counts")
-        offsets, index, residues = parts["offsets"].view("<i8"), parts["index"].view("<i8"), parts["residues"]
-        if offsets[0] != 0 or offsets[-1] != total or bool(np.any(np.diff(offsets) < 0)):
-            raise _Damaged("sequence offsets out of order")
-        if n and (int(index.min()) < 0 or int(index.max()) >= n):
-            raise _Damaged("sequence index out of range")
-        if total and int(residues.max()) >= alphabet.size:
-            raise _Damaged(f"residue codes outside the {alphabet.name} alphabet")
-        names, descriptions = _split_lines(parts["names"], n, "names"), _split_lines(parts["descriptions"], n, "descriptions")
-        return cls(alphabet, names, offsets, residues, index, str(header.get("source", "")), descriptions)
-
-
-def _crc32_function():
-    """zlib's CRC-32 at its fastest here: ISA-L's or zlib-ng's (both installed with
-    xopen on x86; 7x zlib's speed, 12 ms instead of 85 for the 360 MB of a
-    million proteins), else zlib's. The values are zlib's."""
-    try:
-        from isal.isal_zlib import crc32
-    except ImportError:
-        try:
-            from zlib_ng.zlib_ng import crc32
-        except ImportError:
-            from zlib import crc32
-    return crc32
-
-
-_crc32 = _crc32_function()
-
-
-def _is_database(path) -> bool:
-    """Whether ``path`` is a regular file that starts as a database file does."""
-    p = Path(path)
-    if not p.is_file():
-        return False
-    with open(p, "rb") as fh:
-        return fh.read(len(MAGIC_PREFIX)) == MAGIC_PREFIX
-
-
-def _aligned(pos: int) -> int:
-    return (pos + _ALIGN - 1) // _ALIGN * _ALIGN
+        magic, format, size, the CRC-32 of the header and of every section, and
+        what the sections hold. A file that is not a database, is of another
+        format or is damaged is an :class:`~swgpu.exceptions.InputError` (``param="db"``)."""
+        return cls(**dbfile.read(path))
 
 
 def _warn_duplicates(names: Texts, source: str) -> None:
@@ -370,80 +282,3 @@ def _lines(texts: Texts, what: str) -> np.ndarray:
     return out
 
 
-def _count(header: dict, key: str) -> int:
-    """A count from the header (a non-negative ``int``)."""
-    value = header.get(key)
-    if type(value) is not int or value < 0:
-        raise _Damaged(f"no valid {key!r} in the header")
-    return value
-
-
-def _read_header(path: Path, mm: np.ndarray) -> tuple[dict, int]:
-    """The checked JSON header and where it ends."""
-    size = mm.size
-    if bytes(mm[:len(MAGIC_PREFIX)]) != MAGIC_PREFIX:
-        raise InputError(f"{path}: not a swgpu database (make one with `swgpu makedb`)", param="db")
-    version = bytes(mm[len(MAGIC_PREFIX):len(MAGIC)])
-    if version != MAGIC[len(MAGIC_PREFIX):]:
-        if version.isdigit() and int(version) < FORMAT:
-            raise InputError(f"{path}: database format {int(version)}, written by an older swgpu; this one reads "
-                             f"format {FORMAT}: {_REBUILD}", param="db")
-        if version.isdigit():
-            raise InputError(f"{path}: database format {int(version)} is newer than this swgpu reads ({FORMAT}); "
-                             f"upgrade swgpu or {_REBUILD}", param="db")
-        raise _Damaged("bad format number")
-    if size < _PREAMBLE:
-        raise _Damaged(f"only {size} bytes")
-    length, crc, _ = struct.unpack("<QII", bytes(mm[len(MAGIC):_PREAMBLE]))
-    if length > size - _PREAMBLE:
-        raise _Damaged(f"{size:,} bytes, too short for its header: truncated?")
-    raw = bytes(mm[_PREAMBLE:_PREAMBLE + length])
-    if _crc32(raw) != crc:
-        raise _Damaged("header checksum mismatch")
-    try:
-        header = json.loads(raw)
-    except ValueError:
-        raise _Damaged("the header is not JSON") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise _Damaged("the header is not a format 2 header")
-    expected = _count(header, "size")
-    if expected != size:
-        raise _Damaged(f"{size:,} bytes where {expected:,} were written: " + ("truncated?" if size < expected else "data appended?"))
-    return header, _PREAMBLE + length
-
-
-def _read_sections(header: dict, mm: np.ndarray, floor: int) -> dict[str, np.ndarray]:
-    """The sections (views of the map), each checked: in order, inside the file, checksum."""
-    table = header.get("sections")
-    if not isinstance(table, dict):
-        raise _Damaged("no section table")
-    parts = {}
-    for name in ("offsets", "index", "residues", "names", "descriptions"):
-        entry = table.get(name)
-        if not (isinstance(entry, list) and len(entry) == 3 and all(type(v) is int and v >= 0 for v in entry)):
-            raise _Damaged(f"section {name!r} missing from the header")
-        start, nbytes, crc = entry
-        if start < floor or start + nbytes > mm.size:
-            raise _Damaged(f"section {name!r} lies outside its place in the file")
-        part = mm[start:start + nbytes]
-        if _crc32(part) != crc:
-            raise _Damaged(f"checksum mismatch in section {name!r}")
-        parts[name] = part
-        floor = start + nbytes
-    return parts
-
-
-def _split_lines(part: np.ndarray, n: int, what: str) -> Texts:
-    """``n`` lines of UTF-8 text, as a column (no string made)."""
-    buf = np.asarray(part)
-    ends = np.flatnonzero(buf == 10)
-    if ends.size != n or (buf.size and buf[-1] != 10):
-        raise _Damaged(f"{ends.size} {what} for {n} sequences")
-    if buf.size and int(buf.max()) >= 0x80:
-        try:
-            buf.tobytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Damaged(f"{what} are not UTF-8") from None
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    offsets[1:] = ends - np.arange(n)  # (the newlines before each end dropped)
-    return Texts(buf[buf != 10], offsets)

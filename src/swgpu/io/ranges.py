@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["ranges", "run_ranges", "PARALLEL_LEAST"]
+__all__ = ["ranges", "run_ranges", "largest", "PARALLEL_LEAST", "LARGEST_PART"]
 
 #: Records of a range worth a thread of its own.
 PARALLEL_LEAST = 1 << 15
@@ -36,3 +36,20 @@ def run_ranges(fn: Callable[[int, int], object], parts: list[tuple[int, int]]) -
         return [fn(*parts[0])]
     with ThreadPoolExecutor(len(parts)) as pool:
         return list(pool.map(lambda ab: fn(*ab), parts))
+
+
+#: Elements of an array a thread of :func:`largest` takes at least.
+LARGEST_PART = 256 << 20
+
+
+def largest(data: np.ndarray, least: int = LARGEST_PART) -> int:
+    """The largest value of ``data`` (1-D), by parts of at least ``least``
+    elements on threads (NumPy's reductions leave the interpreter's lock);
+    ``-1`` when it is empty.
+
+    >>> largest(np.array([3, 9, 1], dtype=np.uint8), least=1), largest(np.zeros(0, np.uint8))
+    (9, -1)
+    """
+    if data.size == 0:
+        return -1
+    return max(run_ranges(lambda a, b: int(data[a:b].max()), ranges(data.size, least=least)))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .compiled import read_only, read_only_codes, worth
 
-__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments", "hash_groups"]
+__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments", "hash_groups", "take_segments"]
 
 
 class Texts:
@@ -65,22 +65,29 @@ class Texts:
     def take(self, index: np.ndarray) -> "Texts":
         """Strings ``index`` (in that order) as a new column."""
         index = np.asarray(index, dtype=np.int64)
-        starts, ends = self.offsets[index], self.offsets[index + 1]
-        if not worth(index.size):  # a few strings: no Numba to load
-            return Texts(*gather_segments(self.buffer, starts, ends))
-        from . import kernels as K
-        from .ranges import ranges, run_ranges
+        return take_segments(self.buffer, self.offsets[index], self.offsets[index + 1])
 
-        offsets = np.zeros(index.size + 1, dtype=np.int64)
-        np.cumsum(ends - starts, out=offsets[1:])
-        out = np.empty(int(offsets[-1]), dtype=np.uint8)
-        pool = read_only(self.buffer)  # (one compiled version)
 
-        def part(a: int, b: int) -> None:  # (a range's own offsets: the same, less offsets[a])
-            K.gather(pool, starts[a:b], ends[a:b], out[offsets[a]:offsets[b]], np.empty(b - a + 1, dtype=np.int64))
+def take_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Texts:
+    """The bytes ``pool[starts[k]:ends[k]]`` as a column: compiled, in ranges on
+    threads (a random order's copy waits on the memory), where
+    :func:`~.compiled.worth` says so; else by array operations."""
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if not worth(starts.size):  # a few strings: no Numba to load
+        return Texts(*gather_segments(pool, starts, ends))
+    from . import kernels as K
+    from .ranges import ranges, run_ranges
 
-        run_ranges(part, ranges(index.size))  # on threads: a random order's copy waits on the memory
-        return Texts(out, offsets)
+    offsets = np.zeros(starts.size + 1, dtype=np.int64)
+    np.cumsum(ends - starts, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), dtype=np.uint8)
+    pool = read_only(np.ascontiguousarray(pool, dtype=np.uint8))  # (one compiled version)
+
+    def part(a: int, b: int) -> None:  # (a range's own offsets: the same, less offsets[a])
+        K.gather(pool, starts[a:b], ends[a:b], out[offsets[a]:offsets[b]], np.empty(b - a + 1, dtype=np.int64))
+
+    run_ranges(part, ranges(starts.size))
+    return Texts(out, offsets)
 
 
 def hash_groups(texts: Texts) -> np.ndarray:

@@ -235,6 +235,22 @@ def test_streamed_database_parts(rng, mode):
         eng.load_database(res, off)
 
 
+def test_resident_database_through_the_pinned_ring(rng, monkeypatch):
+    # a resident database past STAGED_UPLOAD (here 64 KiB) goes through the stager's ring of 8 MiB chunks
+    from swgpu.engines.cuda import search_stream, staging
+
+    monkeypatch.setattr(search_stream, "STAGED_UPLOAD", 1 << 16)
+    monkeypatch.setattr(staging.Stager, "CHUNK", 1 << 14)
+    M = random_matrix(rng, 20)
+    seqs = [rng.integers(0, 20, size=int(L)).astype(np.uint8) for L in rng.integers(0, 600, size=400)]
+    res, off = concat(seqs)
+    assert res.size > 1 << 16
+    eng = CudaSearchEngine(M, 11, 1)
+    eng.load_database(res, off)
+    assert eng.parts == 1
+    check(eng, [rng.integers(0, 20, size=L).astype(np.uint8) for L in (1, 57, 300)], seqs, M, 11, 1)
+
+
 def test_bad_codes_rejected():
     eng = CudaSearchEngine(np.eye(4, dtype=np.int32), 2, 1)
     with pytest.raises(ValueError):

@@ -29,6 +29,7 @@ import numpy as np
 
 from ...align.overflow import OverflowPolicy
 from ...exceptions import InputError
+from ...io.ranges import largest
 from ..layout import padded_matrix
 from . import runtime
 from .search_args import pack_args
@@ -222,7 +223,7 @@ class CudaSearchEngine(BatchScoring):
         off = np.ascontiguousarray(offsets, dtype=np.int64).ravel()
         if off.size < 1 or off[0] != 0 or off[-1] != res.size or np.any(np.diff(off) < 0):
             raise InputError("must start at 0, be non-decreasing and end at len(residues)", param="offsets")
-        if res.size and int(res.max()) >= self.K:
+        if largest(res) >= self.K:
             raise InputError(f"database codes must be < {self.K}", param="residues")
         self._db = None
         self._bnd_buf = None

@@ -72,7 +72,7 @@ def target_rows(db: Database, members: np.ndarray) -> SequenceBatch:
     letters (decoded) as columns, codes a copy of theirs."""
     members = np.asarray(members, dtype=np.int64)
     residues, offsets = db.select(members)
-    names, descriptions = db.name_texts.take(members), db.description_texts.take(members)
+    names, descriptions = db.columns(members)
     letters = Texts(db.alphabet.decode_array(residues), offsets)
     return SequenceBatch.from_columns(names, descriptions, letters, residues, db.alphabet)
 
