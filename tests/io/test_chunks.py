@@ -86,6 +86,18 @@ def test_pairs_come_in_parts_of_equal_counts(tmp_path, records, ahead):
     assert ts.codes.tobytes() == read_sequence_batch(tmp_path / "t.fa.gz", "dna").codes.tobytes()
 
 
+@pytest.mark.parametrize("first, records", [(3, 64), (64, 10), (1, 1), (500, 20)])
+def test_a_smaller_first_part_then_parts_of_the_count(tmp_path, first, records):
+    (tmp_path / "q.fa").write_text("".join(f">q{k}\n{'ACGT' * (1 + k % 5)}\n" for k in range(150)))
+    (tmp_path / "t.fa").write_text("".join(f">t{k}\n{'GGCA' * (1 + k % 9)}\n" for k in range(150)))
+    parts = list(paired_batches(tmp_path / "q.fa", tmp_path / "t.fa", records, alphabet="dna", block=97,
+                                first=first))
+    sizes = [len(q) for q, _ in parts]
+    assert sizes[0] == min(first, 150) and all(n == records for n in sizes[1:-1]) and sum(sizes) == 150
+    assert SequenceBatch.concat([q for q, _ in parts]).names == [f"q{k}" for k in range(150)]
+    assert SequenceBatch.concat([t for _, t in parts]).names == [f"t{k}" for k in range(150)]
+
+
 def test_unequal_files_count_both(tmp_path):
     (tmp_path / "q.fa").write_text("".join(f">q{k}\nACGT\n" for k in range(40)))
     (tmp_path / "t.fa").write_text("".join(f">t{k}\nACGT\n" for k in range(43)))

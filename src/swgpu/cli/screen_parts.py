@@ -8,13 +8,16 @@ import os
 from ..exceptions import InputError
 from .screen_scan import on_cpu, scans_on_gpu
 
-__all__ = ["read_parts", "part_size", "blocks_ahead", "PART", "CPU_PART", "TABLE_PART"]
+__all__ = ["read_parts", "part_size", "blocks_ahead", "PART", "CPU_PART", "CPU_FIRST_PART", "TABLE_PART"]
 
 #: Pairs of a part: read, scored, traced and written together, while the next part is read, scored and traced.
 PART = 1 << 17
 #: Pairs of a part on the CPU: its scoring and tracing take the same cores, so smaller parts keep them both
 #: busy from the start to the end (200,000 pairs with SAM on 2 cores: 3.58 s against 4.07 s with PART).
 CPU_PART = 1 << 15
+#: Pairs of the first part on the CPU with alignments: scored alone before the first tracing can start, on the
+#: cores the tracing takes after it (200,000 pairs with SAM on 2 cores, ``--threads 2``: see BENCHMARKS).
+CPU_FIRST_PART = 1 << 13
 #: Pairs of a part of a score table whose files the GPU scans (:func:`~.screen_scan.scans_on_gpu`): the reading
 #: then keeps ahead, and the scoring of smaller parts starts sooner (1M pairs on an H200, medians of 7 runs:
 #: 1.16 s, with each part's codes joined where it is read, against 1.28 s with PART joined where scored).
@@ -41,7 +44,8 @@ def read_parts(args):
     if args.query and args.target:
         ahead = blocks_ahead(args)
         return pair_file_parts(args.query, args.target, part_size(args), expect="dna", ahead=ahead,
-                               later=bool(ahead) and not scans_on_gpu(args))
+                               later=bool(ahead) and not scans_on_gpu(args),
+                               first=CPU_FIRST_PART if on_cpu(args) and args.threshold is not None else None)
     raise InputError("give -q QUERIES -t TARGETS (record i with record i) or --pairs PAIRS.tsv")
 
 

@@ -293,9 +293,11 @@ def read_ahead(items: Iterator, depth: int = 1) -> Iterator:
 def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alphabet,
                    expect: str | Alphabet | None = None, what: str = "the expected alphabet",
                    hint: str | None = _HINT, block: int | None = None,
-                   ahead: int = 0, later: bool | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+                   ahead: int = 0, later: bool | None = None,
+                   first: int | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """Record ``i`` of the query file with record ``i`` of the target file, in
-    pairs of batches of ``records`` records each (the last may be shorter),
+    pairs of batches of ``records`` records each (the last may be shorter;
+    the first of ``first`` records, when given: a pipeline's first stage starts sooner),
     both files read at once (``ahead``: blocks of each scanned ahead, :func:`file_batches`;
     ``later``: a part's records joined where first needed, :meth:`SequenceBatch.concat`,
     not here -- by default when ``ahead``).
@@ -313,9 +315,10 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
     held: list[list[SequenceBatch]] = [[], []]
     ended = [False, False]
     seen = [0, 0]
+    size = first or records
     try:
         while True:
-            want = [not ended[s] and sum(map(len, held[s])) < records for s in (0, 1)]
+            want = [not ended[s] and sum(map(len, held[s])) < size for s in (0, 1)]
             reads = {s: pool.submit(next, sides[s], None) for s in (0, 1) if want[s]}
             for s in (0, 1):  # (the query file's error first)
                 if s in reads:
@@ -327,10 +330,11 @@ def paired_batches(query_path, target_path, records: int, *, alphabet: str | Alp
                         seen[s] += len(got)
             if any(want):
                 continue
-            n = min(records, *(sum(map(len, h)) for h in held))
+            n = min(size, *(sum(map(len, h)) for h in held))
             if n == 0:
                 break
             yield _take(held[0], n, later), _take(held[1], n, later)
+            size = records
         if seen[0] != seen[1]:
             for s in (0, 1):
                 seen[s] += sum(map(len, sides[s]))

@@ -124,15 +124,17 @@ def read_pair_files(query_path, target_path, *,
 
 
 def pair_file_parts(query_path, target_path, records: int, *, expect: str | Alphabet | None = None,
-                    ahead: int = 0, later: bool | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
+                    ahead: int = 0, later: bool | None = None,
+                    first: int | None = None) -> Iterator[tuple[SequenceBatch, SequenceBatch]]:
     """:func:`read_pair_files` a part at a time: pairs of batches of ``records``
     records each (the last may be shorter), read as the caller takes them, so
     that memory holds the parts in flight and not the files
-    (:func:`~swgpu.io.chunks.paired_batches`, with its ``ahead`` and ``later``). The same records and messages."""
+    (:func:`~swgpu.io.chunks.paired_batches`, with its ``ahead``, ``later`` and ``first``). The same records and
+    messages."""
     from .chunks import paired_batches
 
     parts = paired_batches(query_path, target_path, records, alphabet=DNA, expect=expect, what=_WHAT, hint=None,
-                           ahead=ahead, later=later)
+                           ahead=ahead, later=later, first=first)
     try:
         yield from parts
     except InputError as exc:
