@@ -173,3 +173,36 @@ def test_checks_by_parts_on_threads_equal_those_of_the_whole(tmp_path, monkeypat
     (tmp_path / "p.swdb").write_bytes(bytes(raw))
     with pytest.raises(Exception, match="checksum mismatch"):
         Database.open(tmp_path / "p.swdb")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_scatter_from_parts_as_a_gather_from_their_join(monkeypatch, compiled):
+    from swgpu.io import texts as texts_module
+    from swgpu.io.texts import scatter_parts
+
+    monkeypatch.setattr(texts_module, "worth", lambda n: compiled)
+    rng = np.random.default_rng(11)
+    lengths = rng.integers(0, 6, 400)
+    lengths[::7] = 0  # (empty segments, some at the parts' edges)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    pool = rng.integers(0, 256, int(offsets[-1])).astype(np.uint8)
+    cuts = np.unique(np.concatenate([[0], rng.choice(offsets, 9), [offsets[-1]]]))
+    parts = [pool[a:b] for a, b in zip(cuts[:-1], cuts[1:])] + [pool[:0]]
+    order = rng.permutation(400)
+    sorted_offsets = np.concatenate([[0], np.cumsum(lengths[order])]).astype(np.int64)
+    at = np.empty(400, np.int64)
+    at[order] = sorted_offsets[:-1]
+    out = np.zeros(int(offsets[-1]), np.uint8)
+    scatter_parts(parts, offsets, at, out)
+    expected, _ = gather_segments(pool, offsets[order], offsets[order + 1])
+    assert np.array_equal(out, expected)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 70_000) | st.integers(0, 5), max_size=60), st.booleans())
+def test_length_order_is_the_stable_order_of_the_lengths(lengths, descending):
+    from swgpu.io.database import length_order
+
+    offsets = np.concatenate([[0], np.cumsum(np.array(lengths, dtype=np.int64))]).astype(np.int64)
+    key = -np.array(lengths, dtype=np.int64) if descending else np.array(lengths, dtype=np.int64)
+    assert length_order(offsets, descending).tolist() == np.argsort(key, kind="stable").tolist()

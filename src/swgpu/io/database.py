@@ -32,7 +32,7 @@ from ..exceptions import InputError
 from .readers import detect_alphabet
 from .sequence import Sequence
 from .sequence_batch import SequenceBatch
-from .texts import Texts, hash_groups
+from .texts import Texts, hash_groups, scatter_parts
 from .writers.output import COMPRESSED
 
 __all__ = ["Database", "length_order", "FORMAT"]
@@ -49,6 +49,9 @@ def length_order(offsets: np.ndarray, descending: bool = False) -> np.ndarray:
     [0, 2, 1]
     """
     lengths = np.diff(np.asarray(offsets, dtype=np.int64))
+    if lengths.size and int(lengths.max()) < 1 << 16:  # (NumPy sorts 16-bit keys stably by radix: 4x faster)
+        key = lengths.astype(np.uint16)
+        return np.argsort(np.uint16(0xFFFF) - key if descending else key, kind="stable").astype(np.int64)
     return np.argsort(-lengths if descending else lengths, kind="stable").astype(np.int64)
 
 
@@ -182,11 +185,14 @@ class Database:
         offsets = np.zeros(count + 1, dtype=np.int64)
         np.cumsum(np.concatenate(lengths), out=offsets[1:])
         order = length_order(offsets)
-        whole = np.concatenate(codes) if len(codes) > 1 else codes[0]
-        del codes  # (the parts' codes: freed before the sorted copy is made)
-        residues = Texts(whole, offsets).take(order)
-        del whole
-        return cls(alphabet, file_names.take(order), residues.offsets, residues.buffer, order, source,
+        sorted_offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(np.diff(offsets)[order], out=sorted_offsets[1:])
+        at = np.empty(count, dtype=np.int64)
+        at[order] = sorted_offsets[:-1]  # (where each record's codes go)
+        residues = np.empty(int(offsets[-1]), dtype=np.uint8)
+        scatter_parts(codes, offsets, at, residues)  # (from the parts as read: no join of them first)
+        del codes
+        return cls(alphabet, file_names.take(order), sorted_offsets, residues, order, source,
                    Texts.concat(descriptions).take(order))
 
     @classmethod

@@ -342,5 +342,14 @@ def gather(data, starts, ends, out, offsets):  # pragma: no cover
     offsets[starts.size] = p
 
 
-announce_compile(scan, gather, grow, sizes, fill, hashes, cigar_sizes, cigar_fill, reverse_fill, copy_two,
+@njit(cache=True, nogil=True)
+def scatter(data, starts, ends, at, out):  # pragma: no cover
+    for k in range(starts.size):
+        p = at[k]
+        for c in range(starts[k], ends[k]):
+            out[p] = data[c]
+            p += 1
+
+
+announce_compile(scan, gather, scatter, grow, sizes, fill, hashes, cigar_sizes, cigar_fill, reverse_fill, copy_two,
                  aligned_fill, btop_sizes, btop_fill)

@@ -11,7 +11,8 @@ import numpy as np
 
 from .compiled import read_only, read_only_codes, worth
 
-__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments", "hash_groups", "take_segments"]
+__all__ = ["Texts", "put_segments", "gather_segments", "reversed_segments", "hash_groups", "take_segments",
+           "scatter_parts"]
 
 
 class Texts:
@@ -90,6 +91,31 @@ def take_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tex
     return Texts(out, offsets)
 
 
+def scatter_parts(parts: list[np.ndarray], offsets: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
+    """Segment ``k`` of the pools ``parts`` laid end to end -- ``offsets[k]:offsets[k + 1]``
+    of their join, never inside two parts -- written at ``out[at[k]:]``, with no join made:
+    each part's segments by a compiled copy, the parts on threads (or by array operations
+    where :func:`~.compiled.worth` says so)."""
+    firsts = np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)  # (each part's first byte)
+    bounds = np.searchsorted(offsets[:-1], firsts)  # (and first segment)
+    compiled = worth(offsets.size - 1)
+    if compiled:
+        from . import kernels as K
+    from .ranges import ranges, run_ranges
+
+    def some(a: int, b: int) -> None:
+        for p in range(a, b):
+            lo, hi = int(bounds[p]), int(bounds[p + 1])
+            starts, ends = offsets[lo:hi] - firsts[p], offsets[lo + 1:hi + 1] - firsts[p]
+            pool = np.ascontiguousarray(parts[p], dtype=np.uint8)
+            if compiled:
+                K.scatter(read_only(pool), starts, ends, at[lo:hi], out)
+            else:
+                put_segments(pool, starts, ends, at[lo:hi], out)
+
+    run_ranges(some, ranges(len(parts), least=1) if compiled else [(0, len(parts))])
+
+
 def hash_groups(texts: Texts) -> np.ndarray:
     """The positions (rising) of the strings of ``texts`` whose 64-bit hash
     (FNV-1a, compiled) another string shares: every string given twice is
@@ -105,7 +131,7 @@ def hash_groups(texts: Texts) -> np.ndarray:
 
     hashes = np.empty(n, dtype=np.uint64)
     K.hashes(read_only(texts.buffer), texts.offsets[:-1], texts.offsets[1:], hashes)
-    order = np.argsort(hashes, kind="stable")
+    order = np.argsort(hashes)  # (any order of equal hashes: the positions are sorted below)
     same = hashes[order[1:]] == hashes[order[:-1]]
     shared = np.zeros(n, dtype=bool)
     shared[1:] |= same
