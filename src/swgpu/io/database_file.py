@@ -103,7 +103,7 @@ class Lines:
     def take(self, index: np.ndarray) -> Texts:
         """Lines ``index`` (in that order) as a column."""
         index = np.asarray(index, dtype=np.int64)
-        starts = np.where(index > 0, self.ends[np.maximum(index - 1, 0)] + 1, 0) if index.size else index
+        starts = np.where(index > 0, self.ends[np.maximum(index - 1, 0)] + 1, 0)
         return take_segments(self.blob, starts, self.ends[index])
 
     def texts(self) -> Texts:

@@ -84,10 +84,7 @@ def take_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tex
     out = np.empty(int(offsets[-1]), dtype=np.uint8)
     pool = read_only(np.ascontiguousarray(pool, dtype=np.uint8))  # (one compiled version)
 
-    def part(a: int, b: int) -> None:  # (a range's own offsets: the same, less offsets[a])
-        K.gather(pool, starts[a:b], ends[a:b], out[offsets[a]:offsets[b]], np.empty(b - a + 1, dtype=np.int64))
-
-    run_ranges(part, ranges(starts.size))
+    run_ranges(lambda a, b: K.scatter(pool, starts[a:b], ends[a:b], offsets[a:b], out), ranges(starts.size))
     return Texts(out, offsets)
 
 
