@@ -120,6 +120,41 @@ def test_overflow_rerun(rng):
     assert eng.last_config["rerun_pairs"] >= 1
 
 
+@pytest.mark.parametrize("mode", ["pairs", "queries"])
+def test_scores_at_the_top_of_16_bits(rng, mode):
+    """Scores just under the 16-bit limit are exact in 16 bits; those past it,
+    up to 32767 and beyond, are re-run in 32 bits."""
+    M = np.full((4, 4), -100, np.int32)
+    np.fill_diagonal(M, 100)
+    go, ge = 50, 5
+    eng = CudaSearchEngine(M, go, ge)
+    eng.batch_mode = mode
+    limit = eng.threshold
+    assert limit == 32767 - 100 - (go + 1)
+    q = rng.integers(0, 4, size=340).astype(np.uint8)
+    n = limit // 100
+    seqs = [q[:k].copy() for k in (n - 8, n - 1, n, n + 1, n + 2, 328, 340)]
+    seqs.append(np.concatenate([q[:150], q[156:n + 1]]))  # a gap of 6 near the limit
+    seqs += [rng.integers(0, 4, size=int(L)).astype(np.uint8) for L in rng.integers(0, 400, size=20)]
+    eng.load_database(*concat(seqs))
+    queries = [q, q[:n + 1].copy(), q[::-1].copy(), q[5:].copy()]
+    check_many(eng, queries, seqs, M, go, ge)
+    check(eng, queries[:2], seqs, M, go, ge)
+    assert eng.last_config["rerun_pairs"] >= 1
+
+
+def test_gaps_without_cost(rng):
+    # open 0: every value is stored a little above 0
+    M = random_matrix(rng, 6, -3, 3)
+    seqs = [rng.integers(0, 6, size=int(L)).astype(np.uint8) for L in rng.integers(0, 200, size=30)]
+    for go, ge in ((0, 0), (1, 0), (1, 1)):
+        for mode in ("pairs", "queries"):
+            eng = CudaSearchEngine(M, go, ge)
+            eng.batch_mode = mode
+            eng.load_database(*concat(seqs))
+            check_many(eng, [rng.integers(0, 6, size=L).astype(np.uint8) for L in (1, 40, 150)], seqs, M, go, ge)
+
+
 def test_long_sequences(rng):
     M = random_matrix(rng, 5, -3, 3)
     seqs = [rng.integers(0, 5, size=L).astype(np.uint8) for L in (10_500, 3, 0, 1)]
