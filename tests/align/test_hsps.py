@@ -130,3 +130,37 @@ def test_a_query_planted_twice_is_found_twice():
     (second,) = next_alignments(query, target, scoring, [first], 1, min_score=20)
     assert (first.target_start, second.target_start) == (2, 2 + len(probe) + 30)
     assert next_alignments(query, target, scoring, [first, second], 1, min_score=20) == []
+
+
+@settings(max_examples=80, deadline=None)
+@given(q=_DNA, t=_DNA, count=st.integers(1, 4), floor=st.integers(1, 30))
+def test_a_least_score_keeps_the_alignments_at_or_above_it(q, t, count, floor):
+    # the search stops at the first alignment below the floor: the same ones as
+    # without a floor, up to there (scores fall from one to the next)
+    scoring = Scoring.default("dna")
+    query = Sequence.from_text("q", q, scoring.alphabet)
+    target = Sequence.from_text("t", t, scoring.alphabet)
+    first = reference.align(query, target, scoring)
+    every = next_alignments(query, target, scoring, [first], count)
+    kept = next_alignments(query, target, scoring, [first], count, min_score=floor)
+    assert [a.score for a in every] == sorted((a.score for a in every), reverse=True)
+    want = [a for a in every if a.score >= floor]
+    assert [(a.score, a.query_start, a.target_start, a.cigar) for a in kept] == \
+        [(a.score, a.query_start, a.target_start, a.cigar) for a in want]
+
+
+@settings(max_examples=100, deadline=None)
+@given(tops=st.lists(st.integers(-2, 300), min_size=0, max_size=20), rate=st.floats(0.01, 1.0),
+       scale=st.floats(1e-3, 1e6), threshold=st.floats(1e-6, 100.0))
+def test_least_scores_is_the_least_score_within_the_threshold(tops, rate, scale, threshold):
+    import numpy as np
+
+    from swgpu.align.hsps import least_scores
+
+    def evalues(s):
+        return scale * np.exp(-rate * np.asarray(s, dtype=np.float64))
+
+    got = least_scores(evalues, np.array(tops, dtype=np.int64), threshold).tolist()
+    for top, g in zip(tops, got):
+        within = [s for s in range(1, top + 1) if evalues(s) <= threshold]
+        assert g == (within[0] if within else max(top, 0) + 1)

@@ -38,6 +38,7 @@ def _records(args, folder, fmt, columns=None):
     from swgpu.cli.search import _descriptions
     from swgpu.io.database import Database
     from swgpu.workloads.search import Searcher
+    from swgpu.workloads.search.hits import restat
 
     db = Database.from_fasta(folder / "db.fa")
     queries = read_sequences(folder / "q.fa")
@@ -46,7 +47,7 @@ def _records(args, folder, fmt, columns=None):
     for k, q in enumerate(queries):
         picks, _, fit = searcher._ranked(q, searcher.strand_scores([q], "both")[0], 4, 10.0)
         hits = searcher._traceback.all(searcher._jobs(q, picks))
-        searcher._restat(hits, fit)
+        restat(fit, hits, db)
         rows += [(h, q.text, k) for h in hits]
     assert len(rows) > 20 and {h.strand for h, _, _ in rows} == {"+", "-"}
     opts = SimpleNamespace(output=str(folder / "records.out"), format=fmt, argv=args, columns=columns,

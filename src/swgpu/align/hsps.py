@@ -34,7 +34,7 @@ from ..exceptions import InputError
 from ..scoring import Scoring
 from ..io.sequence import Sequence
 
-__all__ = ["PATH_CELLS", "forbidden_pairs", "next_alignments"]
+__all__ = ["PATH_CELLS", "forbidden_pairs", "least_scores", "next_alignments"]
 
 #: Most cells of the rectangle a next alignment is traced in (one byte each).
 PATH_CELLS = 1 << 28
@@ -53,6 +53,31 @@ def forbidden_pairs(alignments: list[Alignment], query_length: int) -> np.ndarra
         tj = a.target_start + np.cumsum(uses_t) - uses_t
         out[h, qi[pair]] = tj[pair]
     return out
+
+
+def least_scores(evalues_of, tops, threshold: float) -> np.ndarray:
+    """For each pair, the least score in ``1 .. tops[k]`` whose E-value is at
+    most ``threshold``, else ``tops[k] + 1``: a further alignment of the pair
+    scores at most its first's ``tops[k]``, and below that least score its
+    E-value is over the threshold. ``evalues_of(scores)`` gives the E-values of
+    an array of scores, one per pair (each in its own search space; NaN where
+    there are none), falling as a score rises. A search over the scores, all
+    pairs at once.
+
+    >>> least_scores(lambda s: 1000.0 / 2.0 ** s, np.array([20, 5, 0]), 10.0).tolist()
+    [7, 6, 1]
+    """
+    tops = np.maximum(np.asarray(tops, dtype=np.int64), 0)
+    lo, hi = np.ones_like(tops), tops + 1
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        ev = np.asarray(evalues_of(mid), dtype=np.float64)
+        ok = ev <= threshold  # (NaN: no E-value, never within it)
+        hi = np.where(open_ & ok, mid, hi)
+        lo = np.where(open_ & ~ok, mid + 1, lo)
 
 
 def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier: list[Alignment],

@@ -30,30 +30,51 @@ def _forbidden(forbid, i, j):  # pragma: no cover
 @njit(cache=True, nogil=True)
 def masked_end(q, t, matrix, o, e, forbid):  # pragma: no cover
     """Best local score avoiding the forbidden pairs and its first end in
-    row-major order, ``(score, i, j)`` (1-based; 0, 0 when the score is 0)."""
+    row-major order, ``(score, i, j)`` (1-based; 0, 0 when the score is 0).
+
+    A row in two passes: the diagonal and vertical terms of every cell (no
+    cell waits on its left neighbour; the compiler uses SIMD lanes), then the
+    horizontal gaps from those values. That is exact because ``o >= e``: a
+    horizontal gap opened from a cell's own horizontal gap costs ``o``, never
+    less than extending it by ``e``."""
     m, n = q.size, t.size
-    hrow = np.zeros(n + 1, np.int64)  # H of the row above
-    frow = np.full(n + 1, NEG, np.int64)
-    best, bi, bj = np.int64(0), 0, 0
-    for i in range(1, m + 1):
-        diag = np.int64(0)  # H[i-1][j-1]
-        left = np.int64(0)  # H[i][j-1]
-        ecur = NEG
-        a = q[i - 1]
+    prof = np.empty((matrix.shape[0], n + 1), np.int32)  # prof[a, j]: a against t[j - 1]
+    for a in range(matrix.shape[0]):
+        prof[a, 0] = 0
         for j in range(1, n + 1):
-            up = hrow[j]
-            ecur = max(ecur - e, left - o)
-            f = max(frow[j] - e, up - o)
+            prof[a, j] = matrix[a, t[j - 1]]
+    neg = np.int32(-(1 << 29))
+    o32, e32 = np.int32(o), np.int32(e)
+    hrow = np.zeros(n + 1, np.int32)  # H of the row above (column 0: the boundary, 0)
+    hnew = np.zeros(n + 1, np.int32)
+    frow = np.full(n + 1, neg, np.int32)
+    h0 = np.zeros(n + 1, np.int32)  # H before horizontal gaps
+    best, bi, bj = 0, 0, 0
+    for i in range(1, m + 1):
+        p = prof[q[i - 1]]
+        for j in range(1, n + 1):
+            f = max(frow[j] - e32, hrow[j] - o32)
             frow[j] = f
-            h = max(np.int64(0), ecur, f)
-            if not _forbidden(forbid, i - 1, j - 1):
-                h = max(h, diag + matrix[a, t[j - 1]])
-            diag = up
-            hrow[j] = h
-            left = h
-            if h > best:
-                best, bi, bj = h, i, j
-    return best, bi, bj
+            h0[j] = max(max(hrow[j - 1] + p[j], f), np.int32(0))
+        for k in range(forbid.shape[0]):
+            fj = forbid[k, i - 1]
+            if fj >= 0:  # no diagonal into a forbidden pair
+                h0[fj + 1] = max(frow[fj + 1], np.int32(0))
+        # E[j] = max over k < j of h0[k] - o - (j - 1 - k) e: a running maximum of h0[k] + k e
+        run = np.int64(neg)
+        top = np.int32(0)
+        for j in range(1, n + 1):
+            run = max(run, np.int64(h0[j - 1]) + (j - 1) * e)
+            h = max(h0[j], np.int32(run - o - (j - 1) * e))
+            hnew[j] = h
+            top = max(top, h)
+        if top > best:  # its first column
+            tj = 1
+            while hnew[tj] != top:
+                tj += 1
+            best, bi, bj = int(top), i, tj
+        hrow, hnew = hnew, hrow
+    return np.int64(best), bi, bj
 
 
 @njit(cache=True, nogil=True)

@@ -75,20 +75,29 @@ def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> 
 
 
 def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring: Scoring, statistics: Statistics,
-                       executor: Executor, count: int, evalue: float | None = None) -> list[list[Alignment]]:
+                       executor: Executor, count: int, evalue: float | None = None,
+                       floors: np.ndarray | None = None) -> list[list[Alignment]]:
     """Up to ``count`` more alignments of each job's pair after its alignment
     (:func:`~swgpu.align.hsps.next_alignments`: none shares an aligned pair
     with one before it), on the strand of that alignment, best first, with
     statistics for the job's search space; those with an E-value above
-    ``evalue`` are left out. Computed on the host, the same for every engine;
-    pairs in parallel on ``executor``."""
-    from ..align.hsps import next_alignments
+    ``evalue`` are left out. ``floors``: each pair's least score of a further
+    alignment that counts (its E-value within a caller's threshold); the
+    search for a pair's further alignments stops below it. With ``evalue``
+    and no ``floors``, those of the statistics. Computed on the host, the
+    same for every engine; pairs in parallel on ``executor``."""
+    from ..align.hsps import least_scores, next_alignments
+
+    if floors is None and evalue is not None and jobs:
+        spaces = tuple(np.array(x, dtype=np.int64) for x in zip(*(job.space for job in jobs)))
+        floors = least_scores(lambda s: statistics.columns(s, spaces)[0], [a.score for a in alignments], evalue)
 
     def more(k: int) -> list[Alignment]:
         job, first = jobs[k], alignments[k]
-        if count <= 0 or first.empty:
+        floor = 1 if floors is None else int(floors[k])
+        if count <= 0 or first.empty or floor > first.score:
             return []
-        found = next_alignments(oriented(job.query, first.strand), job.target, scoring, [first], count)
+        found = next_alignments(oriented(job.query, first.strand), job.target, scoring, [first], count, floor)
         for a in found:
             a.strand = first.strand
             a.primary = False

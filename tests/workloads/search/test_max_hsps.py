@@ -101,3 +101,23 @@ def test_qcovs_counts_the_query_in_any_alignment_of_the_pair():
     assert [format_blast6(x, "qcovs qcovhsp") for x in got] == ["100\t50", "100\t50"]
     (alone,) = list(align_all([query], [target], Scoring.default("protein"), device="cpu"))
     assert format_blast6(alone, "qcovs qcovhsp") == "50\t50"
+
+
+@pytest.mark.parametrize("evalue", [1e-3, 1.0, 10.0])
+def test_further_alignments_within_an_evalue_are_those_of_no_threshold(two_domain_db, evalue):
+    # further alignments are searched only down to the least score within the
+    # E-value: the same ones as searching them all and leaving out the others;
+    # qcovs counts the alignments reported
+    db, query = two_domain_db
+    searcher = Searcher(db, Scoring.default("protein"), device="cpu")
+    got = searcher.search_one(query, top=8, max_hsps=4, evalue=evalue).hits
+    every = searcher.search_one(query, top=8, max_hsps=4).hits
+    targets = {h.target for h in got}
+    want = [h for h in every if h.target in targets and (h.primary or h.evalue <= evalue)]
+    assert [(h.target, h.score, h.cigar, h.target_start, h.evalue) for h in got] == \
+        [(h.target, h.score, h.cigar, h.target_start, h.evalue) for h in want]
+    for name in targets:
+        group = [h for h in got if h.target == name]
+        spans = set().union(*(range(h.query_start, h.query_end) for h in group))
+        for h in group:
+            assert (h.query_covered if len(group) > 1 else len(spans)) == len(spans)

@@ -17,7 +17,7 @@ from swgpu import Scoring, Sequence
 from swgpu.io.database import Database
 from swgpu.workloads.search import Searcher
 from swgpu.workloads.search import hits as hits_module
-from swgpu.workloads.search.hits import rank_hits, rank_strand_hits, rank_strands, target_rows
+from swgpu.workloads.search.hits import rank_hits, rank_strand_hits, rank_strands, restat, target_rows
 
 COMP = str.maketrans("ACGT", "TGCA")
 
@@ -81,7 +81,7 @@ def _records(searcher, queries, top, evalue, strand):
         picks, _, fit = searcher._ranked(q, scores, top, evalue)
         jobs = searcher._jobs(q, picks)
         alignments = searcher._traceback.all(jobs)
-        searcher._restat(alignments, fit)
+        restat(fit, alignments, searcher.database)
         out.append(alignments)
     return out
 

@@ -21,12 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...align.batch import AlignmentBatch
+from ...align.hsps import least_scores
 from ...io.database import Database
 from ...io.sequence_batch import SequenceBatch
 from ...io.texts import Texts
 
-__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit", "fit_values", "grouped",
-           "TRACE_HITS", "TRACE_LETTERS"]
+__all__ = ["HitBatch", "rank_hits", "rank_strands", "rank_strand_hits", "target_rows", "refit", "restat", "fit_values",
+           "fit_floors", "grouped", "TRACE_HITS", "TRACE_LETTERS"]
 
 
 def rank_hits(scores: np.ndarray, index: np.ndarray, top: int) -> np.ndarray:
@@ -122,6 +123,24 @@ def refit(hits: AlignmentBatch, bounds: np.ndarray, fits: list, db: Database) ->
 def fit_values(fit, scores: np.ndarray, lengths: np.ndarray, db: Database) -> tuple[np.ndarray, np.ndarray]:
     """E-values and bit scores of ``scores`` against sequences of ``lengths`` of ``db``, by a query's ``fit``."""
     return fit.evalues(scores, lengths, len(db), db.total_residues), fit.bitscores(scores, lengths)
+
+
+def restat(fit, alignments, db: Database) -> None:
+    """E-values and bit scores of a query's ``fit`` for its ``alignments`` (the
+    traceback's are the parameters' route, kept where there is no fit)."""
+    live = [a for a in alignments if a.score > 0]
+    if fit is None or not live:
+        return
+    ev, bits = fit_values(fit, np.array([a.score for a in live]), np.array([a.target_length for a in live]), db)
+    for a, e, b in zip(live, ev.tolist(), bits.tolist()):
+        a.evalue, a.bitscore = e, b
+
+
+def fit_floors(fit, alignments, db: Database, evalue: float) -> np.ndarray:
+    """Each alignment's least score of a further alignment of its pair within
+    ``evalue`` by a query's ``fit`` (:func:`~swgpu.align.hsps.least_scores`)."""
+    lengths = np.array([a.target_length for a in alignments], dtype=np.int64)
+    return least_scores(lambda s: fit_values(fit, s, lengths, db)[0], [a.score for a in alignments], evalue)
 
 
 #: Hits traced together, where there are as many: the hits of several batches

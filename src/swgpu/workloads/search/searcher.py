@@ -48,7 +48,7 @@ from ..strands import oriented, strands_for
 from ..tracing import PairJob, Traceback, further_alignments, with_further
 from .batches import scored_batches
 from .cluster import ClusterParts
-from .hits import HitBatch, fit_values, grouped, rank_hits, rank_strand_hits, rank_strands, refit, target_rows
+from .hits import HitBatch, fit_floors, grouped, rank_hits, rank_strand_hits, rank_strands, refit, restat, target_rows
 from .placement import Shard, devices, gather_scores, new_scores, partition_by_residues
 
 __all__ = ["Searcher", "SearchResult", "HitBatch", "rank_hits", "rank_strand_hits", "EVALUE_METHODS"]
@@ -276,14 +276,16 @@ class Searcher:
         """Each alignment followed by up to ``max_hsps - 1`` further ones of its
         pair (within ``evalue``), with the E-values of the search's ``fit``."""
         if max_hsps <= 1:
-            self._restat(alignments, fit)
+            restat(fit, alignments, self.database)
             return alignments
         t0 = time.perf_counter()
         local = self.executor if self._cluster is None else ThreadExecutor(self.threads)  # (host work)
-        more = further_alignments(jobs, alignments, self.scoring, self.statistics, local, max_hsps - 1)
+        floors = None if evalue is None or fit is None else fit_floors(fit, alignments, self.database, evalue)
+        more = further_alignments(jobs, alignments, self.scoring, self.statistics, local, max_hsps - 1,
+                                  None if fit is not None else evalue, floors)
         self.further_seconds += time.perf_counter() - t0
         hits = with_further(alignments, more)
-        self._restat(hits, fit)
+        restat(fit, hits, self.database)
         if evalue is None:
             return hits
         return [a for a in hits if a.primary or (a.evalue is not None and a.evalue <= evalue)]
@@ -300,17 +302,6 @@ class Searcher:
         if fit is None:
             return np.atleast_1d(self.statistics.evalue(np.asarray(scores), len(query), db.total_residues, len(db)))
         return self.statistics.search_evalues(scores, lengths, len(query), db.total_residues, len(db), fit=fit)
-
-    def _restat(self, alignments: list[Alignment], fit: SearchFit | None) -> None:
-        """E-values and bit scores of the search's fit (the traceback's are the
-        parameters' route, kept where there is no fit)."""
-        live = [a for a in alignments if a.score > 0]
-        if fit is None or not live:
-            return
-        ev, bits = fit_values(fit, np.array([a.score for a in live]), np.array([a.target_length for a in live]),
-                              self.database)
-        for a, e, b in zip(live, ev.tolist(), bits.tolist()):
-            a.evalue, a.bitscore = e, b
 
     def _ranked(self, query: Sequence, scores: dict[str, np.ndarray], top: int,
                 evalue: float | None) -> tuple[_Picks, np.ndarray, SearchFit | None]:
