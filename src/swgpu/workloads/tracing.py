@@ -39,7 +39,7 @@ from ..parallel.executors import Executor
 from ..scoring import Scoring, Statistics
 from .strands import oriented, reverse_complements
 
-__all__ = ["PairJob", "Traceback", "further_alignments", "with_further"]
+__all__ = ["PairJob", "Traceback", "further_alignments", "statistics_floors", "with_further"]
 
 
 @dataclass
@@ -74,6 +74,18 @@ def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> 
     return codes, offsets, where
 
 
+def statistics_floors(statistics: Statistics, jobs: list[PairJob], alignments: list[Alignment],
+                      evalue: float) -> np.ndarray:
+    """Each job's least score of a further alignment within ``evalue`` by the
+    ``statistics`` of its search space (:func:`~swgpu.align.hsps.least_scores`)."""
+    from ..align.hsps import least_scores
+
+    if not jobs:
+        return np.zeros(0, dtype=np.int64)
+    spaces = tuple(np.array(x, dtype=np.int64) for x in zip(*(job.space for job in jobs)))
+    return least_scores(lambda s: statistics.columns(s, spaces)[0], [a.score for a in alignments], evalue)
+
+
 def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring: Scoring, statistics: Statistics,
                        executor: Executor, count: int, evalue: float | None = None,
                        floors: np.ndarray | None = None) -> list[list[Alignment]]:
@@ -86,11 +98,10 @@ def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring
     search for a pair's further alignments stops below it. With ``evalue``
     and no ``floors``, those of the statistics. Computed on the host, the
     same for every engine; pairs in parallel on ``executor``."""
-    from ..align.hsps import least_scores, next_alignments
+    from ..align.hsps import next_alignments
 
-    if floors is None and evalue is not None and jobs:
-        spaces = tuple(np.array(x, dtype=np.int64) for x in zip(*(job.space for job in jobs)))
-        floors = least_scores(lambda s: statistics.columns(s, spaces)[0], [a.score for a in alignments], evalue)
+    if floors is None and evalue is not None:
+        floors = statistics_floors(statistics, jobs, alignments, evalue)
 
     def more(k: int) -> list[Alignment]:
         job, first = jobs[k], alignments[k]

@@ -45,7 +45,7 @@ from ...scoring import Scoring, Statistics
 from ...scoring.search_fit import SearchFit, compiled_ready, preload_compiled
 from ..limits import check_int32, check_max_hsps
 from ..strands import oriented, strands_for
-from ..tracing import PairJob, Traceback, further_alignments, with_further
+from ..tracing import PairJob, Traceback, further_alignments, statistics_floors, with_further
 from .batches import scored_batches
 from .cluster import ClusterParts
 from .hits import HitBatch, fit_floors, grouped, rank_hits, rank_strand_hits, rank_strands, refit, restat, target_rows
@@ -266,29 +266,31 @@ class Searcher:
         picks, best, fit = self._ranked(query, scores, top, evalue)
         if max_hsps > 1:
             jobs = self._jobs(query, picks)
-            hits = self._with_further(jobs, self._trace(jobs), max_hsps, evalue, fit)
+            hits = self._with_further([jobs], [self._trace(jobs)], max_hsps, evalue, [fit])[0]
         else:
             hits = self._columns(0, [query], [(picks, best, fit)]).alignments(self.scoring)[0]
         return SearchResult(query, hits, best, seconds, scores)
 
-    def _with_further(self, jobs: list[PairJob], alignments: list[Alignment], max_hsps: int,
-                      evalue: float | None, fit: SearchFit | None) -> list[Alignment]:
-        """Each alignment followed by up to ``max_hsps - 1`` further ones of its
-        pair (within ``evalue``), with the E-values of the search's ``fit``."""
-        if max_hsps <= 1:
-            restat(fit, alignments, self.database)
-            return alignments
+    def _with_further(self, jobs: list[list[PairJob]], alignments: list[list[Alignment]], max_hsps: int,
+                      evalue: float | None, fits: list[SearchFit | None]) -> list[list[Alignment]]:
+        """Of each query, each alignment followed by up to ``max_hsps - 1`` further ones of its pair
+        (within ``evalue``), with the E-values of the search's fit; the pairs of all the queries at once."""
         t0 = time.perf_counter()
         local = self.executor if self._cluster is None else ThreadExecutor(self.threads)  # (host work)
-        floors = None if evalue is None or fit is None else fit_floors(fit, alignments, self.database, evalue)
-        more = further_alignments(jobs, alignments, self.scoring, self.statistics, local, max_hsps - 1,
-                                  None if fit is not None else evalue, floors)
+        floors = [np.ones(len(a), np.int64) if evalue is None else fit_floors(fit, a, self.database, evalue)
+                  if fit is not None else statistics_floors(self.statistics, js, a, evalue)
+                  for js, a, fit in zip(jobs, alignments, fits)]
+        flat = [a for each in alignments for a in each]
+        more = iter(further_alignments([j for js in jobs for j in js], flat, self.scoring, self.statistics, local,
+                                       max_hsps - 1, None, np.concatenate(floors) if floors else None))
         self.further_seconds += time.perf_counter() - t0
-        hits = with_further(alignments, more)
-        restat(fit, hits, self.database)
-        if evalue is None:
-            return hits
-        return [a for a in hits if a.primary or (a.evalue is not None and a.evalue <= evalue)]
+        out = []
+        for fit, each in zip(fits, alignments):
+            hits = with_further(each, [next(more) for _ in each])
+            restat(fit, hits, self.database)
+            out.append(hits if evalue is None else
+                       [a for a in hits if a.primary or (a.evalue is not None and a.evalue <= evalue)])
+        return out
 
     def _fit(self, query: Sequence, best: np.ndarray) -> SearchFit | None:
         """The fit of the query's own scores (:attr:`evalues` ``"search"``), or None."""
@@ -410,8 +412,8 @@ class Searcher:
             if max_hsps > 1:
                 jobs = [self._jobs(q, p) for q, (p, _, _) in zip(chunk, prepared)]
                 alignments = iter(self._trace([j for each in jobs for j in each]))
-                hits = [self._with_further(js, [next(alignments) for _ in js], max_hsps, evalue, fit)
-                        for js, (_, _, fit) in zip(jobs, prepared)]
+                hits = self._with_further(jobs, [[next(alignments) for _ in js] for js in jobs], max_hsps, evalue,
+                                          [fit for _, _, fit in prepared])
             else:
                 hits = self._columns(first, chunk, prepared).alignments(self.scoring)
             for q, scores, (_, best, _), own in zip(chunk, all_scores, prepared, hits):
