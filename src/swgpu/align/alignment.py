@@ -35,7 +35,7 @@ import numpy as np
 from ..scoring import Scoring
 from ..io.sequence import Sequence
 
-__all__ = ["Alignment", "cigar_to_ops", "ops_to_cigar", "score_ops"]
+__all__ = ["Alignment", "cigar_runs", "cigar_to_ops", "ops_to_cigar", "score_ops"]
 
 _CIGAR_RE = re.compile(r"(\d+)([=XIDM])")
 _VALID_OP = np.zeros(256, dtype=bool)
@@ -52,6 +52,21 @@ def ops_to_cigar(ops: str) -> str:
     starts = np.flatnonzero(change)
     lengths = np.diff(np.append(starts, b.size))
     return "".join(f"{n}{ops[k]}" for k, n in zip(starts.tolist(), lengths.tolist()))
+
+
+def cigar_runs(cigar: str) -> tuple[np.ndarray, np.ndarray]:
+    """A CIGAR's runs: their operation letters (``uint8``) and lengths.
+
+    >>> [x.tolist() for x in cigar_runs("3=1X2D")]
+    [[61, 88, 68], [3, 1, 2]]
+    """
+    b = np.frombuffer(cigar.encode("ascii"), dtype=np.uint8)
+    ends = np.flatnonzero(b > ord("9"))  # each run's letter, after its digits
+    digits = np.flatnonzero(b <= ord("9"))
+    run = np.searchsorted(ends, digits)
+    place = np.power(10, ends[run] - 1 - digits, dtype=np.int64)
+    lengths = np.bincount(run, weights=(b[digits] - ord("0")) * place, minlength=ends.size)
+    return b[ends], lengths.astype(np.int64)
 
 
 def cigar_to_ops(cigar: str) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .alignment import Alignment, cigar_to_ops
+from .alignment import Alignment, cigar_runs
 from ..exceptions import InputError
 from ..scoring import Scoring
 from ..io.sequence import Sequence
@@ -45,7 +45,7 @@ def forbidden_pairs(alignments: list[Alignment], query_length: int) -> np.ndarra
     target residue ``j`` (0-based), ``-1`` where it pairs ``i`` with none."""
     out = np.full((max(len(alignments), 1), query_length), -1, dtype=np.int64)
     for h, a in enumerate(alignments):
-        ops = np.frombuffer(cigar_to_ops(a.cigar).encode("ascii"), dtype=np.uint8)
+        ops = np.repeat(*cigar_runs(a.cigar))
         pair = (ops == ord("=")) | (ops == ord("X")) | (ops == ord("M"))
         uses_q = pair | (ops == ord("I"))
         uses_t = pair | (ops == ord("D"))

@@ -74,7 +74,7 @@ def take_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Tex
     threads (a random order's copy waits on the memory), where
     :func:`~.compiled.worth` says so; else by array operations."""
     starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
-    if not worth(starts.size):  # a few strings: no Numba to load
+    if starts.size <= FEW or not worth(starts.size):  # a few strings (no threads to start), or no Numba to load
         return Texts(*gather_segments(pool, starts, ends))
     from . import kernels as K
     from .ranges import ranges, run_ranges
@@ -138,6 +138,8 @@ def hash_groups(texts: Texts) -> np.ndarray:
 
 #: Letters copied per round of :func:`put_segments` (its index arrays: 8 bytes a letter each).
 SEGMENT_BLOCK = 1 << 22
+#: Strings taken by array operations whatever else (a compiled copy on threads costs more to start).
+FEW = 16
 
 
 def put_segments(pool: np.ndarray, starts: np.ndarray, ends: np.ndarray, at: np.ndarray, out: np.ndarray) -> None:
