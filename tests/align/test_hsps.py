@@ -164,3 +164,24 @@ def test_least_scores_is_the_least_score_within_the_threshold(tops, rate, scale,
     for top, g in zip(tops, got):
         within = [s for s in range(1, top + 1) if evalues(s) <= threshold]
         assert g == (within[0] if within else max(top, 0) + 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs=st.lists(st.tuples(_DNA, _DNA, st.integers(1, 25)), min_size=1, max_size=8),
+       gaps=st.sampled_from([(5, 2), (3, 3), (1, 1)]), count=st.integers(1, 3))
+def test_many_pairs_at_once_are_each_pair_alone(pairs, gaps, count):
+    from swgpu.align.hsps import next_alignments_many
+
+    scoring = Scoring(Scoring.default("dna").matrix, *gaps)
+    qs, ts, firsts, floors = [], [], [], []
+    for q, t, floor in pairs:
+        query, target = Sequence.from_text("q", q, "dna"), Sequence.from_text("t", t, "dna")
+        first = reference.align(query, target, scoring)
+        if first.empty:
+            continue
+        qs.append(query), ts.append(target), firsts.append(first), floors.append(floor)
+    got = next_alignments_many(qs, ts, firsts, scoring, count, floors)
+    for query, target, first, floor, each in zip(qs, ts, firsts, floors, got):
+        want = next_alignments(query, target, scoring, [first], count, min_score=floor)
+        assert [(a.score, a.query_start, a.target_start, a.cigar) for a in each] == \
+            [(a.score, a.query_start, a.target_start, a.cigar) for a in want]

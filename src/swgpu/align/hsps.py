@@ -34,7 +34,7 @@ from ..exceptions import InputError
 from ..scoring import Scoring
 from ..io.sequence import Sequence
 
-__all__ = ["PATH_CELLS", "forbidden_pairs", "least_scores", "next_alignments"]
+__all__ = ["PATH_CELLS", "forbidden_pairs", "least_scores", "next_alignments", "next_alignments_many"]
 
 #: Most cells of the rectangle a next alignment is traced in (one byte each).
 PATH_CELLS = 1 << 28
@@ -114,3 +114,55 @@ def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier
         found.append(a)
         forbid = np.vstack([forbid, forbidden_pairs([a], q.size)])
     return found
+
+
+def next_alignments_many(queries: list[Sequence], targets: list[Sequence], firsts: list[Alignment], scoring: Scoring,
+                         count: int, floors) -> list[list[Alignment]]:
+    """:func:`next_alignments` of many pairs (``queries[k]`` as aligned, ``targets[k]``,
+    their first alignment ``firsts[k]``, not empty; least score ``floors[k]``) in one
+    compiled call, which holds no lock of the interpreter: the pairs' codes and first
+    paths packed, and objects made only for the alignments found."""
+    from . import hsps_kernel as K
+
+    n = len(queries)
+    if not n or count <= 0:
+        return [[] for _ in range(n)]
+    qc = [np.ascontiguousarray(q.codes, dtype=np.uint8) for q in queries]
+    tc = [np.ascontiguousarray(t.codes, dtype=np.uint8) for t in targets]
+    qo = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([c.size for c in qc], out=qo[1:])
+    to = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([c.size for c in tc], out=to[1:])
+    f0 = np.full(int(qo[-1]), -1, dtype=np.int64)
+    for k, a in enumerate(firsts):
+        ops = np.repeat(*cigar_runs(a.cigar))
+        pair = (ops == ord("=")) | (ops == ord("X")) | (ops == ord("M"))
+        uses_q, uses_t = pair | (ops == ord("I")), pair | (ops == ord("D"))
+        qi = qo[k] + a.query_start + np.cumsum(uses_q) - uses_q
+        f0[qi[pair]] = (a.target_start + np.cumsum(uses_t) - uses_t)[pair]
+    slots = n * count
+    nfound = np.zeros(n, dtype=np.int64)
+    score, qs, ts = (np.zeros(slots, dtype=np.int64) for _ in range(3))
+    opsoff, opslen = np.zeros(slots, dtype=np.int64), np.zeros(slots, dtype=np.int64)
+    opsbuf = np.empty(count * int(qo[-1] + to[-1]), dtype=np.uint8)
+    floors = np.maximum(np.asarray(floors, dtype=np.int64), 1)
+    matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int64)
+    K.further_many(np.concatenate(qc), qo, np.concatenate(tc), to, f0, int(count), floors, matrix,
+                   int(scoring.gap_open), int(scoring.gap_extend), PATH_CELLS, nfound, score, qs, ts, opsbuf, opsoff,
+                   opslen)
+    letters = np.frombuffer(b"MID", dtype=np.uint8)
+    out: list[list[Alignment]] = []
+    for k in range(n):
+        got = int(nfound[k])
+        if got < 0:
+            slot = k * count
+            raise InputError(f"{queries[k].name} vs {targets[k].name}: a further alignment spans "
+                             f"{score[slot]} x {qs[slot]} letters, more than --max-hsps traces "
+                             f"({PATH_CELLS:,} cells)", param="max_hsps")
+        found = []
+        for slot in range(k * count, k * count + got):
+            ops = letters[opsbuf[opsoff[slot]:opsoff[slot] + opslen[slot]]].tobytes().decode("ascii")
+            found.append(Alignment.from_ops(queries[k], targets[k], scoring, int(qs[slot]), int(ts[slot]), ops,
+                                            score=int(score[slot])))
+        out.append(found)
+    return out

@@ -196,3 +196,54 @@ def masked_path(q, t, matrix, o, e, forbid, q0, t0, ops):  # pragma: no cover
                 state = _M
             i -= 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def further_many(qc, qo, tc, to, f0, count, floors, matrix, o, e, path_cells,
+                 nfound, score, qs, ts, opsbuf, opsoff, opslen):  # pragma: no cover
+    """The loop of :func:`swgpu.align.hsps.next_alignments` for many pairs in
+    one call: pair ``k`` is query ``qc[qo[k]:qo[k + 1]]`` and target
+    ``tc[to[k]:to[k + 1]]``, its first alignment's pairs ``f0[qo[k]:qo[k + 1]]``
+    (the target residue of each query residue, -1 for none), its least score
+    ``floors[k]``. Writes ``nfound[k]`` (-1: a path of more than ``path_cells``
+    cells, its spans in ``score`` and ``qs`` of its slot) and, for alignment
+    ``h`` of pair ``k`` (slot ``k * count + h``): its score, starts, and its
+    ops (0 pair, 1 ``I``, 2 ``D``, in order) at ``opsbuf[opsoff:opsoff + opslen]``."""
+    pos = 0
+    for k in range(qo.size - 1):
+        q, t = qc[qo[k]:qo[k + 1]], tc[to[k]:to[k + 1]]
+        m, n = q.size, t.size
+        forbid = np.full((count + 1, max(m, 1)), -1, np.int64)
+        forbid[0, :m] = f0[qo[k]:qo[k + 1]]
+        found = 0
+        while found < count and m > 0 and n > 0:
+            rows = forbid[:found + 1, :m]
+            best, ie, je = masked_end(q, t, matrix, o, e, rows)
+            if best < floors[k] or best <= 0:
+                break
+            i0, j0 = masked_start(q, t, matrix, o, e, rows, best, ie, je)
+            slot = k * count + found
+            if (ie - i0 + 1) * (je - j0 + 1) > path_cells:
+                score[slot], qs[slot] = ie - i0, je - j0
+                found = -1
+                break
+            width = (ie - i0) + (je - j0)
+            back = np.empty(width, np.uint8)
+            cols = masked_path(q[i0:ie], t[j0:je], matrix, o, e, rows, i0, j0, back)
+            i, j = i0, j0
+            for c in range(cols):
+                op = back[cols - 1 - c]
+                opsbuf[pos + c] = op
+                if op == 0:
+                    forbid[found + 1, i] = j
+                    i += 1
+                    j += 1
+                elif op == 1:
+                    i += 1
+                else:
+                    j += 1
+            score[slot], qs[slot], ts[slot] = best, i0, j0
+            opsoff[slot], opslen[slot] = pos, cols
+            pos += cols
+            found += 1
+        nfound[k] = found

@@ -74,6 +74,10 @@ def _oriented(queries: SequenceBatch, index: np.ndarray, strand: np.ndarray) -> 
     return codes, offsets, where
 
 
+#: Pairs whose further alignments one compiled call searches (a task of the executor).
+FURTHER_PAIRS = 32
+
+
 def statistics_floors(statistics: Statistics, jobs: list[PairJob], alignments: list[Alignment],
                       evalue: float) -> np.ndarray:
     """Each job's least score of a further alignment within ``evalue`` by the
@@ -98,26 +102,30 @@ def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring
     search for a pair's further alignments stops below it. With ``evalue``
     and no ``floors``, those of the statistics. Computed on the host, the
     same for every engine; pairs in parallel on ``executor``."""
-    from ..align.hsps import next_alignments
+    from ..align.hsps import next_alignments_many
 
     if floors is None and evalue is not None:
         floors = statistics_floors(statistics, jobs, alignments, evalue)
+    floors = np.ones(len(jobs), dtype=np.int64) if floors is None else np.asarray(floors, dtype=np.int64)
+    todo = [k for k in range(len(jobs)) if count > 0 and not alignments[k].empty and floors[k] <= alignments[k].score]
+    chunks = [todo[k:k + FURTHER_PAIRS] for k in range(0, len(todo), FURTHER_PAIRS)]
 
-    def more(k: int) -> list[Alignment]:
-        job, first = jobs[k], alignments[k]
-        floor = 1 if floors is None else int(floors[k])
-        if count <= 0 or first.empty or floor > first.score:
-            return []
-        found = next_alignments(oriented(job.query, first.strand), job.target, scoring, [first], count, floor)
-        for a in found:
-            a.strand = first.strand
-            a.primary = False
-        statistics.annotate_each(found, [job.space] * len(found))
-        if evalue is not None:
-            found = [a for a in found if a.evalue is not None and a.evalue <= evalue]
+    def more(chunk: list[int]) -> list[list[Alignment]]:
+        found = next_alignments_many([oriented(jobs[k].query, alignments[k].strand) for k in chunk],
+                                     [jobs[k].target for k in chunk], [alignments[k] for k in chunk], scoring, count,
+                                     floors[chunk])
+        for k, each in zip(chunk, found):
+            for a in each:
+                a.strand = alignments[k].strand
+                a.primary = False
+            statistics.annotate_each(each, [jobs[k].space] * len(each))
         return found
 
-    return executor.map(more, range(len(jobs)))
+    out: list[list[Alignment]] = [[] for _ in jobs]
+    for chunk, found in zip(chunks, executor.map(more, chunks)):
+        for k, each in zip(chunk, found):
+            out[k] = each if evalue is None else [a for a in each if a.evalue is not None and a.evalue <= evalue]
+    return out
 
 
 def with_further(alignments: list[Alignment], more: list[list[Alignment]]) -> list[Alignment]:
