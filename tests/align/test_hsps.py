@@ -185,3 +185,19 @@ def test_many_pairs_at_once_are_each_pair_alone(pairs, gaps, count):
         want = next_alignments(query, target, scoring, [first], count, min_score=floor)
         assert [(a.score, a.query_start, a.target_start, a.cigar) for a in each] == \
             [(a.score, a.query_start, a.target_start, a.cigar) for a in want]
+
+
+def test_a_long_target_with_dear_gaps():
+    # (n - 1) * extend + open past 2**30: the horizontal gaps' running values leave
+    # the 32-bit range, and the end pass takes its clamped branch
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    scoring = Scoring(Scoring.default("dna").matrix, 10000, 10000)
+    q = "".join(rng.choice(list("ACGT"), 6))
+    t = "".join(rng.choice(list("ACGT"), 110_000))
+    query, target = Sequence.from_text("q", q, "dna"), Sequence.from_text("t", t, "dna")
+    first = reference.align(query, target, scoring)
+    got = next_alignments(query, target, scoring, [first], 1)
+    want = _oracle(query.codes.tolist(), target.codes.tolist(), scoring, aligned_pairs(first))
+    assert (got[0].score, got[0].query_start, got[0].target_start) == want[:3]

@@ -49,6 +49,7 @@ def masked_end(q, t, matrix, o, e, forbid):  # pragma: no cover
     hnew = np.zeros(n + 1, np.int32)
     frow = np.full(n + 1, neg, np.int32)
     h0 = np.zeros(n + 1, np.int32)  # H before horizontal gaps
+    long_gaps = np.int64(n) * e + o >= (1 << 30)
     best, bi, bj = 0, 0, 0
     for i in range(1, m + 1):
         p = prof[q[i - 1]]
@@ -61,13 +62,19 @@ def masked_end(q, t, matrix, o, e, forbid):  # pragma: no cover
             if fj >= 0:  # no diagonal into a forbidden pair
                 h0[fj + 1] = max(frow[fj + 1], np.int32(0))
         # E[j] = max over k < j of h0[k] - o - (j - 1 - k) e: a running maximum of h0[k] + k e
+        # (one operation a column waits on, where E's own recurrence has two)
         run = np.int64(neg)
+        if long_gaps:  # E may be below the 32-bit range: clamped at 0 (below 0 it sets no H)
+            for j in range(1, n + 1):
+                run = max(run, np.int64(h0[j - 1]) + (j - 1) * e)
+                hnew[j] = max(h0[j], np.int32(max(run - o - (j - 1) * e, 0)))
+        else:
+            for j in range(1, n + 1):
+                run = max(run, np.int64(h0[j - 1]) + (j - 1) * e)
+                hnew[j] = max(h0[j], np.int32(run - o - (j - 1) * e))
         top = np.int32(0)
         for j in range(1, n + 1):
-            run = max(run, np.int64(h0[j - 1]) + (j - 1) * e)
-            h = max(h0[j], np.int32(run - o - (j - 1) * e))
-            hnew[j] = h
-            top = max(top, h)
+            top = max(top, hnew[j])
         if top > best:  # its first column
             tj = 1
             while hnew[tj] != top:
