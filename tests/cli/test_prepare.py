@@ -51,6 +51,8 @@ def test_after_prepare_the_first_commands_compile_nothing(tmp_path):
     out = str(tmp_path / "out")
     for argv in (["demo"],
                  ["search", "-q", q, "-d", t, "--top", "10", "--outfmt", "7 qseqid sseqid score btop"],
+                 ["search", "-q", q, "-d", t, "--top", "10", "--max-hsps", "3", "--evalue", "1e9", "--outfmt",
+                  "6 qseqid sseqid qcovs"],
                  ["align", q, t, "--threads", "2", "-f", "blast6"],
                  ["screen", "-q", data["reads"], "-t", data["windows"], "--threshold", "20", "-f", "sam",
                   "--match", "2", "--mismatch", "-3", "--gap-open", "5", "--gap-extend", "2", "--strand", "both"],

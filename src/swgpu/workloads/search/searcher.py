@@ -277,9 +277,7 @@ class Searcher:
         (within ``evalue``), with the E-values of the search's fit; the pairs of all the queries at once."""
         t0 = time.perf_counter()
         local = self.executor if self._cluster is None else ThreadExecutor(self.threads)  # (host work)
-        floors = [np.ones(len(a), np.int64) if evalue is None else fit_floors(fit, a, self.database, evalue)
-                  if fit is not None else statistics_floors(self.statistics, js, a, evalue)
-                  for js, a, fit in zip(jobs, alignments, fits)]
+        floors = [self._floors(js, a, fit, evalue) for js, a, fit in zip(jobs, alignments, fits)]
         flat = [a for each in alignments for a in each]
         more = iter(further_alignments([j for js in jobs for j in js], flat, self.scoring, self.statistics, local,
                                        max_hsps - 1, None, np.concatenate(floors) if floors else None))
@@ -291,6 +289,15 @@ class Searcher:
             out.append(hits if evalue is None else
                        [a for a in hits if a.primary or (a.evalue is not None and a.evalue <= evalue)])
         return out
+
+    def _floors(self, jobs: list[PairJob], alignments: list[Alignment], fit: SearchFit | None,
+                evalue: float | None) -> np.ndarray:
+        """Each pair's least score of a further alignment within ``evalue``: by the query's fit, else the statistics."""
+        if evalue is None:
+            return np.ones(len(alignments), np.int64)
+        if fit is not None:
+            return fit_floors(fit, alignments, self.database, evalue)
+        return statistics_floors(self.statistics, jobs, alignments, evalue)
 
     def _fit(self, query: Sequence, best: np.ndarray) -> SearchFit | None:
         """The fit of the query's own scores (:attr:`evalues` ``"search"``), or None."""
