@@ -206,3 +206,20 @@ def test_length_order_is_the_stable_order_of_the_lengths(lengths, descending):
     offsets = np.concatenate([[0], np.cumsum(np.array(lengths, dtype=np.int64))]).astype(np.int64)
     key = -np.array(lengths, dtype=np.int64) if descending else np.array(lengths, dtype=np.int64)
     assert length_order(offsets, descending).tolist() == np.argsort(key, kind="stable").tolist()
+
+
+def test_one_sequence_of_each_form_of_names(tmp_path):
+    # a file's lines, columns and lists give one sequence's name and description alike
+    seqs = _records(np.random.default_rng(8), 30, names=[f"ñ{k}" for k in range(30)])
+    made = Database.from_sequences(seqs)
+    made.save(tmp_path / "o.swdb")
+    opened = Database.open(tmp_path / "o.swdb")
+    listed = Database(made.alphabet, made.names, made.offsets, made.residues, made.index, "", made.descriptions)
+    columns = Database(made.alphabet, made.name_texts, made.offsets, made.residues, made.index, "",
+                       made.description_texts)
+    for i in (0, 1, 14, 29):
+        want = (made.names[i], made.descriptions[i])
+        for db in (opened, listed, columns):
+            s = db.sequence(i)
+            assert (s.name, s.description) == want and s.text == made.sequence(i).text
+    assert opened._lists == {"names": None, "descriptions": None}  # (no list of every name made)

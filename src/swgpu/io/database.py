@@ -139,7 +139,8 @@ class Database:
     def sequence(self, i: int) -> Sequence:
         """Sequence ``i`` (sorted order) as a :class:`Sequence` (letters decoded, description set)."""
         codes = np.asarray(self.residues[self.offsets[i]:self.offsets[i + 1]])
-        name, description = (text.strings()[0] for text in self.columns(np.array([i])))
+        name, description = (self._texts[k].string(i) if self._texts[k] is not None else self._lists[k][i]
+                             for k in ("names", "descriptions"))
         return Sequence(name, self.alphabet.decode(codes), codes, self.alphabet, description)
 
     def digest(self) -> str:

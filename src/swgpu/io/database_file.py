@@ -106,6 +106,10 @@ class Lines:
         starts = np.where(index > 0, self.ends[np.maximum(index - 1, 0)] + 1, 0)
         return take_segments(self.blob, starts, self.ends[index])
 
+    def string(self, k: int) -> str:
+        """Line ``k``, decoded."""
+        return self.blob[int(self.ends[k - 1]) + 1 if k > 0 else 0:int(self.ends[k])].tobytes().decode("utf-8")
+
     def texts(self) -> Texts:
         """Every line as a column (the newlines dropped: one copy)."""
         offsets = np.zeros(self.ends.size + 1, dtype=np.int64)

@@ -47,6 +47,10 @@ class Texts:
                                                                                 self.offsets[1:].tolist())]
         return [text[a:b] for a, b in zip(self.offsets[:-1].tolist(), self.offsets[1:].tolist())]
 
+    def string(self, k: int, encoding: str = "utf-8") -> str:
+        """String ``k``, decoded."""
+        return self.buffer[int(self.offsets[k]):int(self.offsets[k + 1])].tobytes().decode(encoding)
+
     def slice(self, a: int, b: int) -> "Texts":
         """Strings ``a`` to ``b`` (a view of the buffer)."""
         lo, hi = int(self.offsets[a]), int(self.offsets[b])
