@@ -12,8 +12,8 @@ from swgpu.align.batch import AlignmentBatch
 from swgpu.engines import get_engine
 from swgpu.io.alphabet import COMPLEMENT_BYTES
 from swgpu.io.writers import format_blast6
-from swgpu.io.writers.blast6 import COLUMNS
-from swgpu.io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS, blast6_lines, sam_lines
+from swgpu.io.writers.blast6 import COLUMNS, subject_title
+from swgpu.io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS, TITLE_COLUMNS, blast6_lines, sam_lines
 from swgpu.io.writers.rows import Rows, Texts
 from swgpu.io.writers.sam import sam_record
 from swgpu.scoring import Statistics
@@ -99,10 +99,16 @@ def _batch_lines_equal_record_lines(seed, evalues, protein):
     rng.shuffle(columns)
     assert bytes(blast6_lines(batch, qnames, tnames, columns)).decode() == \
         "".join(format_blast6(alns[k], columns) + "\n" for k in live)
+    # titles: "name description", the name alone without one (non-ASCII kept)
+    descriptions = {t.name: ("" if k % 3 else f"protéine {k}") for k, (_, t) in enumerate(pairs)}
+    titles = Texts.from_strings([subject_title(t.name, descriptions.get(t.name)) for _, t in pairs])
+    for cols in (["qseqid", "stitle", "evalue"], ["salltitles", "sseqid", "stitle"]):
+        assert bytes(blast6_lines(batch, qnames, tnames, cols, ttitles=titles)).decode() == \
+            "".join(format_blast6(alns[k], cols, descriptions) + "\n" for k in live)
 
 
 def test_unsupported_columns_are_left_to_the_record_writer():
-    assert set(COLUMNS) - BATCH_COLUMNS == {"stitle", "salltitles", "positive", "ppos"} | LETTER_COLUMNS
+    assert set(COLUMNS) - BATCH_COLUMNS == {"positive", "ppos"} | LETTER_COLUMNS | TITLE_COLUMNS
     empty = AlignmentBatch.from_alignments([])
     assert blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([]), ["qseqid", "stitle"]) is None
     assert bytes(blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([]))) == b""

@@ -31,7 +31,7 @@ from ..texts import reversed_segments
 from .sam import evalue_tag
 
 __all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "aligned_texts", "btop_texts",
-           "group_lines", "BATCH_COLUMNS", "LETTER_COLUMNS"]
+           "group_lines", "BATCH_COLUMNS", "LETTER_COLUMNS", "TITLE_COLUMNS"]
 
 
 def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Texts:
@@ -159,6 +159,8 @@ BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp
                                              "qframe", "sframe"}
 #: Those written here given the letters of the queries and the targets too (the others: one record at a time).
 LETTER_COLUMNS = frozenset({"qseq", "sseq", "btop"})
+#: Those written here given each target's title (``ttitles``).
+TITLE_COLUMNS = frozenset({"stitle", "salltitles"})
 _QUERY_NAMES = frozenset({"qseqid", "qacc", "qaccver"})
 _TARGET_NAMES = frozenset({"sseqid", "sacc", "saccver", "sallseqid", "sallacc"})
 _BY_STRAND = {"strand": ["+", "-"], "sstrand": ["plus", "minus"], "frames": ["1/1", "1/-1"], "sframe": ["1", "-1"]}
@@ -227,17 +229,21 @@ def group_lines(data: np.ndarray, query_index: np.ndarray):
 
 
 def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Texts | None = None,
-                 tletters: Texts | None = None, complement: bytes = COMPLEMENT_BYTES) -> np.ndarray | None:
+                 tletters: Texts | None = None, complement: bytes = COMPLEMENT_BYTES,
+                 ttitles: Texts | None = None) -> np.ndarray | None:
     """``blast6`` lines (each ending in a line end) of the non-empty alignments
     of ``batch``, as :func:`.blast6.format_blast6` writes them, with
     ``columns`` (default :data:`~.blast6.BLAST6_COLUMNS`); ``None`` when a
     column is not in :data:`BATCH_COLUMNS`, or is one of :data:`LETTER_COLUMNS`
     and the letters (``qletters``, ``tletters``: the queries and the targets
-    as read) are not given."""
+    as read) are not given, or one of :data:`TITLE_COLUMNS` and the targets'
+    titles (``ttitles``, as :func:`.blast6.subject_title` makes them) are not."""
     columns = BLAST6_COLUMNS if columns is None else tuple(columns)
-    if not set(columns) <= BATCH_COLUMNS | LETTER_COLUMNS:
+    if not set(columns) <= BATCH_COLUMNS | LETTER_COLUMNS | TITLE_COLUMNS:
         return None
     if LETTER_COLUMNS & set(columns) and (qletters is None or tletters is None):
+        return None
+    if TITLE_COLUMNS & set(columns) and ttitles is None:
         return None
     live = np.flatnonzero(batch.run_offset[1:] != batch.run_offset[:-1])
     n = live.size
@@ -261,6 +267,8 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Te
             rows.text(qnames, col("query_index"))
         elif name in _TARGET_NAMES:
             rows.text(tnames, col("target_index"))
+        elif name in TITLE_COLUMNS:
+            rows.text(ttitles, col("target_index"))
         elif name in ("qseq", "sseq"):
             rows.text(aligned[name == "sseq"])
         elif name == "btop":

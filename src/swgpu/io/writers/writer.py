@@ -70,7 +70,7 @@ import os
 from typing import IO, Collection, Iterable, Mapping
 
 from ...exceptions import InputError
-from .blast6 import STD_COLUMNS, blast6_header, format_blast6, outfmt_number, parse_columns
+from .blast6 import STD_COLUMNS, blast6_header, format_blast6, outfmt_number, parse_columns, subject_title
 from .blast7 import Blast7Report
 from .jsonl import format_json
 from .output import AtomicOutput, OutputFile
@@ -368,12 +368,17 @@ class AlignmentWriter(AtomicOutput):
 
     def _render(self, batch, qnames, tnames, qletters, tletters):
         from .columns import blast6_lines, sam_lines
+        from .rows import Texts
 
         primary = getattr(batch, "primary", None)
         if self.fmt in _SAM and (self._seen is None or primary is not None):
             return sam_lines(batch, qnames, tnames, qletters, secondary=None if primary is None else ~primary)
         if self.fmt in _TABULAR:
-            return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters)
+            titles = None
+            if self.descriptions is not None:  # (stitle asked for): each target's, once
+                titles = Texts.from_strings([subject_title(name, self.descriptions.get(name))
+                                             for name in tnames.strings()])
+            return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters, ttitles=titles)
         if self.fmt == "json" and qletters is not None and tletters is not None:
             from .json_columns import json_lines
 
