@@ -13,7 +13,8 @@ from swgpu.engines import get_engine
 from swgpu.io.alphabet import COMPLEMENT_BYTES
 from swgpu.io.writers import format_blast6
 from swgpu.io.writers.blast6 import COLUMNS, subject_title
-from swgpu.io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS, TITLE_COLUMNS, blast6_lines, sam_lines
+from swgpu.io.writers.columns import (BATCH_COLUMNS, LETTER_COLUMNS, POSITIVE_COLUMNS, TITLE_COLUMNS, blast6_lines,
+                                      sam_lines)
 from swgpu.io.writers.rows import Rows, Texts
 from swgpu.io.writers.sam import sam_record
 from swgpu.scoring import Statistics
@@ -108,7 +109,7 @@ def _batch_lines_equal_record_lines(seed, evalues, protein):
 
 
 def test_unsupported_columns_are_left_to_the_record_writer():
-    assert set(COLUMNS) - BATCH_COLUMNS == {"positive", "ppos"} | LETTER_COLUMNS | TITLE_COLUMNS
+    assert set(COLUMNS) - BATCH_COLUMNS == POSITIVE_COLUMNS | LETTER_COLUMNS | TITLE_COLUMNS
     empty = AlignmentBatch.from_alignments([])
     assert blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([]), ["qseqid", "stitle"]) is None
     assert bytes(blast6_lines(empty, Texts.from_strings([]), Texts.from_strings([]))) == b""

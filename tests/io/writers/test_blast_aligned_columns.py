@@ -128,6 +128,12 @@ def test_batch_lines_equal_record_lines_with_letters(seed, protein):
     want = "".join(format_blast6(a, columns) + "\n" for a in live)
     assert bytes(blast6_lines(batch, qnames, tnames, columns, qletters, tletters)).decode() == want
     assert blast6_lines(batch, qnames, tnames, columns) is None  # letters needed: the record writer's
+    # positive-scoring columns: the letters and the matrix (DNA: N against anything scores below 0)
+    cols = ["qseqid", "positive", "ppos", "pident", "sseqid"]
+    matrix, table = scoring.matrix.values, scoring.alphabet.table
+    assert bytes(blast6_lines(batch, qnames, tnames, cols, qletters, tletters, matrix=matrix,
+                              table=table)).decode() == "".join(format_blast6(a, cols) + "\n" for a in live)
+    assert blast6_lines(batch, qnames, tnames, cols, qletters, tletters) is None  # (no matrix)
     for a in live:
         qseq, sseq = blast_aligned(a)
         ops = btop(a)

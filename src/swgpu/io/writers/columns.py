@@ -31,7 +31,7 @@ from ..texts import reversed_segments
 from .sam import evalue_tag
 
 __all__ = ["sam_lines", "blast6_lines", "cigar_texts", "reverse_complements", "aligned_texts", "btop_texts",
-           "group_lines", "BATCH_COLUMNS", "LETTER_COLUMNS", "TITLE_COLUMNS"]
+           "group_lines", "positive_counts", "BATCH_COLUMNS", "LETTER_COLUMNS", "TITLE_COLUMNS", "POSITIVE_COLUMNS"]
 
 
 def cigar_texts(batch, left=None, right=None, clip: str = "S", index=None) -> Texts:
@@ -161,9 +161,22 @@ BATCH_COLUMNS = frozenset(BLAST6_COLUMNS) | {"nident", "gaps", "qcovs", "qcovhsp
 LETTER_COLUMNS = frozenset({"qseq", "sseq", "btop"})
 #: Those written here given each target's title (``ttitles``).
 TITLE_COLUMNS = frozenset({"stitle", "salltitles"})
+#: Those written here given the letters and the scoring's ``matrix`` and letter ``table``.
+POSITIVE_COLUMNS = frozenset({"positive", "ppos"})
 _QUERY_NAMES = frozenset({"qseqid", "qacc", "qaccver"})
 _TARGET_NAMES = frozenset({"sseqid", "sacc", "saccver", "sallseqid", "sallacc"})
 _BY_STRAND = {"strand": ["+", "-"], "sstrand": ["plus", "minus"], "frames": ["1/1", "1/-1"], "sframe": ["1", "-1"]}
+
+
+def positive_counts(batch, index, qletters: Texts, tletters: Texts, matrix, table: bytes,
+                    complement: bytes = COMPLEMENT_BYTES) -> np.ndarray:
+    """The positive-scoring columns (identities and substitutions scoring above 0,
+    the ``|`` and ``:`` of the match line) of alignments ``index`` (in order)."""
+    from .pairwise_columns import match_line, positive
+
+    qa, ta = aligned_texts(batch, index, qletters, tletters, complement, blast=False)
+    counts = np.concatenate([[0], np.cumsum(positive(match_line(batch, qa, ta, np.asarray(matrix), table)))])
+    return counts[qa.offsets[1:]] - counts[qa.offsets[:-1]]
 
 
 def aligned_texts(batch, index, qletters: Texts, tletters: Texts,
@@ -230,20 +243,24 @@ def group_lines(data: np.ndarray, query_index: np.ndarray):
 
 def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Texts | None = None,
                  tletters: Texts | None = None, complement: bytes = COMPLEMENT_BYTES,
-                 ttitles: Texts | None = None) -> np.ndarray | None:
+                 ttitles: Texts | None = None, matrix=None, table: bytes | None = None) -> np.ndarray | None:
     """``blast6`` lines (each ending in a line end) of the non-empty alignments
     of ``batch``, as :func:`.blast6.format_blast6` writes them, with
     ``columns`` (default :data:`~.blast6.BLAST6_COLUMNS`); ``None`` when a
     column is not in :data:`BATCH_COLUMNS`, or is one of :data:`LETTER_COLUMNS`
     and the letters (``qletters``, ``tletters``: the queries and the targets
     as read) are not given, or one of :data:`TITLE_COLUMNS` and the targets'
-    titles (``ttitles``, as :func:`.blast6.subject_title` makes them) are not."""
+    titles (``ttitles``, as :func:`.blast6.subject_title` makes them) are not,
+    or one of :data:`POSITIVE_COLUMNS` and the letters and the scoring's
+    ``matrix`` and ``table`` (letter to code) are not."""
     columns = BLAST6_COLUMNS if columns is None else tuple(columns)
-    if not set(columns) <= BATCH_COLUMNS | LETTER_COLUMNS | TITLE_COLUMNS:
+    if not set(columns) <= BATCH_COLUMNS | LETTER_COLUMNS | TITLE_COLUMNS | POSITIVE_COLUMNS:
         return None
     if LETTER_COLUMNS & set(columns) and (qletters is None or tletters is None):
         return None
     if TITLE_COLUMNS & set(columns) and ttitles is None:
+        return None
+    if POSITIVE_COLUMNS & set(columns) and (qletters is None or tletters is None or matrix is None or table is None):
         return None
     live = np.flatnonzero(batch.run_offset[1:] != batch.run_offset[:-1])
     n = live.size
@@ -259,6 +276,8 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Te
     sstart, send = np.where(minus, te, ts), np.where(minus, ts, te)
     matches, length = col("matches"), col("matches") + col("mismatches") + col("gaps")
     aligned = aligned_texts(batch, live, qletters, tletters, complement) if LETTER_COLUMNS & set(columns) else None
+    positive = (positive_counts(batch, live, qletters, tletters, matrix, table, complement)
+                if POSITIVE_COLUMNS & set(columns) else None)
     rows = Rows(n)
     for c, name in enumerate(columns):
         if c:
@@ -275,10 +294,13 @@ def blast6_lines(batch, qnames: Texts, tnames: Texts, columns=None, qletters: Te
             rows.text(btop_texts(batch, live, *aligned))
         elif name == "qframe":
             rows.const("1")
-        elif name == "pident":
+        elif name in ("pident", "ppos"):
             top = int(length.max()) + 1 if n else 1
-            texts, which = _by_value(matches * top + length, lambda v: _percent(v // top, v % top))
+            part = matches if name == "pident" else positive
+            texts, which = _by_value(part * top + length, lambda v: _percent(v // top, v % top))
             rows.text(texts, which)
+        elif name == "positive":
+            rows.int(positive)
         elif name in ("evalue", "bitscore"):
             many = format_evalues if name == "evalue" else format_bitscores
             texts, which = _stat_texts(col(name), many, "NA")

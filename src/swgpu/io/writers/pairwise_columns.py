@@ -25,7 +25,7 @@ from .common import finite_or_none, format_bitscore, format_evalue
 from .pairwise import _NAME_WIDTH, _RULE, PAIRWISE_WIDTH
 from .rows import Rows, Texts
 
-__all__ = ["pairwise_lines"]
+__all__ = ["pairwise_lines", "match_line", "positive"]
 
 _BAR, _COLON, _DOT, _SPACE = (ord(c) for c in "|:. ")
 _POWERS = 10 ** np.arange(1, 19, dtype=np.int64)  # (a number's digits: 1 + the powers of ten at or below it)
@@ -60,6 +60,11 @@ def match_line(batch, qa: Texts, ta: Texts, matrix: np.ndarray, table: bytes) ->
     return out
 
 
+def positive(ml: np.ndarray) -> np.ndarray:
+    """Where a match line (:func:`match_line`) has a positive-scoring column."""
+    return (ml == _BAR) | (ml == _COLON)
+
+
 def pairwise_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts, tletters: Texts, scoring,
                    width: int = PAIRWISE_WIDTH, complement: bytes = COMPLEMENT_BYTES) -> np.ndarray | None:
     """The ``pairwise`` records of the alignments of ``batch``, as
@@ -76,7 +81,7 @@ def pairwise_lines(batch, qnames: Texts, tnames: Texts, qletters: Texts, tletter
     qa, ta = aligned_texts(batch, np.arange(n, dtype=np.int64), qletters, tletters, complement, blast=False)
     ml = match_line(batch, qa, ta, np.asarray(matrix), table)
     length = batch.length
-    similar = np.add.reduceat((ml == _BAR) | (ml == _COLON), qa.offsets[:-1]).astype(np.int64)
+    similar = np.add.reduceat(positive(ml), qa.offsets[:-1]).astype(np.int64)
     qi, ti = batch.query_index, batch.target_index
     qlen_names, tlen_names = np.diff(qnames.offsets)[qi], np.diff(tnames.offsets)[ti]
     name_width = np.maximum(np.maximum(qlen_names, tlen_names), _NAME_WIDTH)

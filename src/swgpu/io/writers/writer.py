@@ -286,7 +286,7 @@ class AlignmentWriter(AtomicOutput):
     def letters(self) -> tuple[bool, bool]:
         """Whether :meth:`write_columns` needs the query letters and the target letters."""
         columns = set(self.columns or ())
-        aligned = self.fmt in ("json", "pairwise") or bool({"qseq", "sseq", "btop"} & columns)  # (the aligned letters)
+        aligned = self.fmt in ("json", "pairwise") or bool({"qseq", "sseq", "btop", "positive", "ppos"} & columns)
         return self.fmt in _SAM or aligned, aligned
 
     @property
@@ -378,7 +378,10 @@ class AlignmentWriter(AtomicOutput):
             if self.descriptions is not None:  # (stitle asked for): each target's, once
                 titles = Texts.from_strings([subject_title(name, self.descriptions.get(name))
                                              for name in tnames.strings()])
-            return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters, ttitles=titles)
+            matrix = getattr(getattr(self.scoring, "matrix", None), "values", None)
+            table = getattr(getattr(self.scoring, "alphabet", None), "table", None)
+            return blast6_lines(batch, qnames, tnames, self.columns, qletters, tletters, ttitles=titles,
+                                matrix=matrix, table=table)
         if self.fmt == "json" and qletters is not None and tletters is not None:
             from .json_columns import json_lines
 
