@@ -10,9 +10,10 @@ each distinct value. Names and letters come as :class:`~.rows.Texts`.
 
 Each function returns the lines as one ``uint8`` array (UTF-8 text), or ``None`` when the batch
 needs something that only the record-by-record writers do (a SAM record of
-an empty alignment, a column such as ``stitle`` or ``positive``, or ``qseq``,
-``sseq``, ``btop`` without the letters); the caller then writes those records
-one at a time.
+an empty alignment; ``qseq``, ``sseq``, ``btop`` without the letters;
+``stitle`` without the targets' titles; ``positive``, ``ppos`` without the
+letters and the scoring's matrix); the caller then writes those records one
+at a time.
 """
 
 from __future__ import annotations
