@@ -34,6 +34,7 @@ def _body(path):  # all but SAM's @PG line (the command line) and the pairwise h
     [],
     ["--threshold", "20", "-f", "sam", "--strand", "both"],
     ["--threshold", "0", "-f", "blast6", "--outfmt", "qseqid sseqid evalue qseq sstrand"],
+    ["--threshold", "0", "-f", "blast6", "--outfmt", "qseqid sseqid stitle positive ppos"],
     ["--threshold", "20", "-f", "pairwise"],
 ])
 def test_processes_write_what_one_process_writes(run_cli, tmp_path, monkeypatch, extra):
@@ -50,10 +51,12 @@ def test_processes_write_what_one_process_writes(run_cli, tmp_path, monkeypatch,
 
 
 def test_records_made_one_by_one_leave_it_to_one_process(tmp_path, monkeypatch):
+    # the pairwise view of names not in ASCII is made one record at a time
     q, t = _pairs(tmp_path, 100)
-    out = tmp_path / "two.tsv"
-    assert _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "0", "--outfmt",
-                       "qseqid stitle", "-o", str(out)]) is None
+    q.write_text(q.read_text().replace(">r1 ", ">ré1 "))
+    out = tmp_path / "two.txt"
+    assert _processes(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", "--threshold", "0", "-f",
+                       "pairwise", "-o", str(out)]) is None
     assert not out.exists()
 
 

@@ -81,9 +81,9 @@ def _batch_columns(args) -> bool:
     if getattr(args, "columns", None) is None:
         return True
     from ..io.writers.blast6 import parse_columns
-    from ..io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS
+    from ..io.writers.columns import BATCH_COLUMNS, LETTER_COLUMNS, POSITIVE_COLUMNS, TITLE_COLUMNS
 
-    return set(parse_columns(args.columns)) <= BATCH_COLUMNS | LETTER_COLUMNS
+    return set(parse_columns(args.columns)) <= BATCH_COLUMNS | LETTER_COLUMNS | POSITIVE_COLUMNS | TITLE_COLUMNS
 
 
 def _own_file(path) -> bool:
