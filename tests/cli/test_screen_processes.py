@@ -96,7 +96,8 @@ def test_the_choice_of_processes(tmp_path, monkeypatch):
     assert chosen("--gpus", "0,1,2", "--processes", "2") == [0, 1, 2]  # (at least one a GPU)
     assert chosen("--gpus", "0,1", "--processes", "1") is None
     assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "-f", "blast7") is None
-    assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid stitle") is None
+    # every blast6 column is written as columns (stitle, positive: since their batch writer)
+    assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid stitle ppos") == [0, 1]
     assert chosen("--gpus", "0,1", "--processes", "2", "--threshold", "0", "--outfmt", "6 qseqid btop") == [0, 1]
     for extra, want in ((["--processes", "2"], [0, 0]), ([], None)):
         args = build_parser().parse_args(["screen", "-q", str(q), "-t", str(t), "--device", "cpu", *extra])
