@@ -180,7 +180,7 @@ def test_many_pairs_at_once_are_each_pair_alone(pairs, gaps, count):
         if first.empty:
             continue
         qs.append(query), ts.append(target), firsts.append(first), floors.append(floor)
-    got = next_alignments_many(qs, ts, firsts, scoring, count, floors)
+    got = next_alignments_many(qs, ts, [[f] for f in firsts], scoring, count, floors)
     for query, target, first, floor, each in zip(qs, ts, firsts, floors, got):
         want = next_alignments(query, target, scoring, [first], count, min_score=floor)
         assert [(a.score, a.query_start, a.target_start, a.cigar) for a in each] == \

@@ -87,41 +87,16 @@ def next_alignments(query: Sequence, target: Sequence, scoring: Scoring, earlier
     any before it and scoring at least ``min_score`` (and above 0). ``earlier``
     are alignments of the same query strand and target (coordinates of the
     sequences given)."""
-    from . import hsps_kernel as K
-
-    q = np.ascontiguousarray(query.codes, dtype=np.uint8)
-    t = np.ascontiguousarray(target.codes, dtype=np.uint8)
-    matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int64)
-    o, e = int(scoring.gap_open), int(scoring.gap_extend)
-    found: list[Alignment] = []
-    forbid = forbidden_pairs([a for a in earlier if not a.empty], q.size)
-    floor = max(int(min_score), 1)
-    while len(found) < count and q.size and t.size:
-        best, ie, je = K.masked_end(q, t, matrix, o, e, forbid)
-        if best < floor:
-            break
-        i0, j0 = K.masked_start(q, t, matrix, o, e, forbid, best, ie, je)
-        if i0 < 0:  # pragma: no cover - the end pass guarantees a start
-            raise AssertionError("no start found for a next alignment")
-        if (ie - i0 + 1) * (je - j0 + 1) > PATH_CELLS:
-            raise InputError(f"{query.name} vs {target.name}: a further alignment spans "
-                             f"{ie - i0} x {je - j0} letters, more than --max-hsps traces "
-                             f"({PATH_CELLS:,} cells)", param="max_hsps")
-        ops = np.empty((ie - i0) + (je - j0), dtype=np.uint8)
-        k = K.masked_path(q[i0:ie], t[j0:je], matrix, o, e, forbid, i0, j0, ops)
-        letters = np.frombuffer(b"MID", dtype=np.uint8)[ops[:k][::-1]].tobytes().decode("ascii")
-        a = Alignment.from_ops(query, target, scoring, i0, j0, letters, score=int(best))
-        found.append(a)
-        forbid = np.vstack([forbid, forbidden_pairs([a], q.size)])
-    return found
+    return next_alignments_many([query], [target], [earlier], scoring, count, [min_score])[0]
 
 
-def next_alignments_many(queries: list[Sequence], targets: list[Sequence], firsts: list[Alignment], scoring: Scoring,
-                         count: int, floors) -> list[list[Alignment]]:
-    """:func:`next_alignments` of many pairs (``queries[k]`` as aligned, ``targets[k]``,
-    their first alignment ``firsts[k]``, not empty; least score ``floors[k]``) in one
-    compiled call, which holds no lock of the interpreter: the pairs' codes and first
-    paths packed, and objects made only for the alignments found."""
+def next_alignments_many(queries: list[Sequence], targets: list[Sequence], earlier: list[list[Alignment]],
+                         scoring: Scoring, count: int, floors) -> list[list[Alignment]]:
+    """:func:`next_alignments` of many pairs (``queries[k]`` as aligned,
+    ``targets[k]``, their alignments so far ``earlier[k]``, least score
+    ``floors[k]``) in one compiled call, which holds no lock of the interpreter:
+    the pairs' codes and forbidden pairs packed, and objects made only for the
+    alignments found."""
     from . import hsps_kernel as K
 
     n = len(queries)
@@ -133,13 +108,10 @@ def next_alignments_many(queries: list[Sequence], targets: list[Sequence], first
     np.cumsum([c.size for c in qc], out=qo[1:])
     to = np.zeros(n + 1, dtype=np.int64)
     np.cumsum([c.size for c in tc], out=to[1:])
-    f0 = np.full(int(qo[-1]), -1, dtype=np.int64)
-    for k, a in enumerate(firsts):
-        ops = np.repeat(*cigar_runs(a.cigar))
-        pair = (ops == ord("=")) | (ops == ord("X")) | (ops == ord("M"))
-        uses_q, uses_t = pair | (ops == ord("I")), pair | (ops == ord("D"))
-        qi = qo[k] + a.query_start + np.cumsum(uses_q) - uses_q
-        f0[qi[pair]] = (a.target_start + np.cumsum(uses_t) - uses_t)[pair]
+    rows = [forbidden_pairs([a for a in each if not a.empty], c.size) for each, c in zip(earlier, qc)]
+    h0 = np.array([r.shape[0] for r in rows], dtype=np.int64)
+    fo = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([r.size for r in rows], out=fo[1:])
     slots = n * count
     nfound = np.zeros(n, dtype=np.int64)
     score, qs, ts = (np.zeros(slots, dtype=np.int64) for _ in range(3))
@@ -147,7 +119,8 @@ def next_alignments_many(queries: list[Sequence], targets: list[Sequence], first
     opsbuf = np.empty(count * int(qo[-1] + to[-1]), dtype=np.uint8)
     floors = np.maximum(np.asarray(floors, dtype=np.int64), 1)
     matrix = np.ascontiguousarray(scoring.matrix.values, dtype=np.int64)
-    K.further_many(np.concatenate(qc), qo, np.concatenate(tc), to, f0, int(count), floors, matrix,
+    forbid = np.concatenate([r.ravel() for r in rows])
+    K.further_many(np.concatenate(qc), qo, np.concatenate(tc), to, forbid, fo, h0, int(count), floors, matrix,
                    int(scoring.gap_open), int(scoring.gap_extend), PATH_CELLS, nfound, score, qs, ts, opsbuf, opsoff,
                    opslen)
     letters = np.frombuffer(b"MID", dtype=np.uint8)

@@ -206,25 +206,28 @@ def masked_path(q, t, matrix, o, e, forbid, q0, t0, ops):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def further_many(qc, qo, tc, to, f0, count, floors, matrix, o, e, path_cells,
+def further_many(qc, qo, tc, to, f0, fo, h0, count, floors, matrix, o, e, path_cells,
                  nfound, score, qs, ts, opsbuf, opsoff, opslen):  # pragma: no cover
-    """The loop of :func:`swgpu.align.hsps.next_alignments` for many pairs in
-    one call: pair ``k`` is query ``qc[qo[k]:qo[k + 1]]`` and target
-    ``tc[to[k]:to[k + 1]]``, its first alignment's pairs ``f0[qo[k]:qo[k + 1]]``
-    (the target residue of each query residue, -1 for none), its least score
-    ``floors[k]``. Writes ``nfound[k]`` (-1: a path of more than ``path_cells``
-    cells, its spans in ``score`` and ``qs`` of its slot) and, for alignment
-    ``h`` of pair ``k`` (slot ``k * count + h``): its score, starts, and its
-    ops (0 pair, 1 ``I``, 2 ``D``, in order) at ``opsbuf[opsoff:opsoff + opslen]``."""
+    """The search of :func:`swgpu.align.hsps.next_alignments_many` for many
+    pairs in one call: pair ``k`` is query ``qc[qo[k]:qo[k + 1]]`` and target
+    ``tc[to[k]:to[k + 1]]``, its earlier alignments' ``h0[k]`` rows of forbidden
+    pairs (:func:`swgpu.align.hsps.forbidden_pairs`, end to end) at
+    ``f0[fo[k]:fo[k + 1]]``, its least score ``floors[k]``. Writes ``nfound[k]``
+    (-1: a path of more than ``path_cells`` cells, its spans in ``score`` and
+    ``qs`` of its slot) and, for alignment ``h`` of pair ``k`` (slot
+    ``k * count + h``): its score, starts, and its ops (0 pair, 1 ``I``, 2 ``D``,
+    in order) at ``opsbuf[opsoff:opsoff + opslen]``."""
     pos = 0
     for k in range(qo.size - 1):
         q, t = qc[qo[k]:qo[k + 1]], tc[to[k]:to[k + 1]]
         m, n = q.size, t.size
-        forbid = np.full((count + 1, max(m, 1)), -1, np.int64)
-        forbid[0, :m] = f0[qo[k]:qo[k + 1]]
+        held = h0[k]
+        forbid = np.full((held + count, max(m, 1)), -1, np.int64)
+        if m > 0:
+            forbid[:held, :m] = f0[fo[k]:fo[k + 1]].reshape(held, m)
         found = 0
         while found < count and m > 0 and n > 0:
-            rows = forbid[:found + 1, :m]
+            rows = forbid[:held + found, :m]
             best, ie, je = masked_end(q, t, matrix, o, e, rows)
             if best < floors[k] or best <= 0:
                 break
@@ -242,7 +245,7 @@ def further_many(qc, qo, tc, to, f0, count, floors, matrix, o, e, path_cells,
                 op = back[cols - 1 - c]
                 opsbuf[pos + c] = op
                 if op == 0:
-                    forbid[found + 1, i] = j
+                    forbid[held + found, i] = j
                     i += 1
                     j += 1
                 elif op == 1:

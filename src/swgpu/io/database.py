@@ -279,7 +279,7 @@ def _lines(texts: Texts, what: str) -> np.ndarray:
     breaks = np.flatnonzero(buf == 10)
     if breaks.size:
         k = int(np.searchsorted(ends, breaks[0], side="right"))
-        bad = texts.slice(k, k + 1).strings()[0]
+        bad = texts.string(k)
         raise InputError(f"{what} {bad!r} has a line break; it cannot be stored in a database file", param="database")
     out = np.empty(buf.size + ends.size, dtype=np.uint8)
     at = ends + np.arange(ends.size)  # each line's newline

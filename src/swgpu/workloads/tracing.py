@@ -112,8 +112,8 @@ def further_alignments(jobs: list[PairJob], alignments: list[Alignment], scoring
 
     def more(chunk: list[int]) -> list[list[Alignment]]:
         found = next_alignments_many([oriented(jobs[k].query, alignments[k].strand) for k in chunk],
-                                     [jobs[k].target for k in chunk], [alignments[k] for k in chunk], scoring, count,
-                                     floors[chunk])
+                                     [jobs[k].target for k in chunk], [[alignments[k]] for k in chunk], scoring,
+                                     count, floors[chunk])
         for k, each in zip(chunk, found):
             for a in each:
                 a.strand = alignments[k].strand

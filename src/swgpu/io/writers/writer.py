@@ -327,7 +327,7 @@ class AlignmentWriter(AtomicOutput):
             live = batch.run_offset[1:] != batch.run_offset[:-1]  # (no line for an empty alignment)
             for qi, lines, count in group_lines(data, batch.query_index[live]):
                 index = None if query_offset is None else query_offset + qi
-                name = None if index is not None else qnames.take(np.array([qi])).strings()[0]
+                name = None if index is not None else qnames.string(qi)
                 self._report.add_rows(lines, count, name=name, index=index)
             self.count += int(live.sum())
             return True

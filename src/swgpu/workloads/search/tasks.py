@@ -182,4 +182,4 @@ def trace_columns(spec: dict):
     trace = Traceback(engine.tracer(scoring), spec["statistics"], ThreadExecutor(threads), scoring=scoring)
     names = queries.name_texts()
     return trace.columns(queries, spec["targets"], qi, spec["target_index"], spec["expected"], spec["strand"],
-                         spec["spaces"], label=lambda k: names.take(qi[k:k + 1]).strings()[0])
+                         spec["spaces"], label=lambda k: names.string(qi[k]))
